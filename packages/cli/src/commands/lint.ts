@@ -1,0 +1,67 @@
+/** `lightsop lint`: check plans for CI and editors (contract.md). */
+import path from 'node:path';
+import { analyzePlan } from '@lightsop/core';
+import { findConfig } from '../config';
+import { CliError } from '../errors';
+import { expandConfigGlobs, expandPaths, readPlanFile, stripBom, type InputFile } from '../files';
+import { formatGithub } from '../formats/github';
+import { formatJson } from '../formats/json';
+import { formatSarif } from '../formats/sarif';
+import { formatText } from '../formats/text';
+import { countSeverities, type FileReport } from '../formats/types';
+import { loadSkills, skillsPathFor } from '../skills';
+import type { Io } from '../io';
+
+export interface LintOptions {
+  readonly skills?: string;
+  readonly format: 'text' | 'json' | 'sarif' | 'github';
+  readonly maxWarnings?: number;
+  readonly quiet?: boolean;
+}
+
+const USAGE = 2;
+
+/** Which files to lint: the arguments, else the config's `plans`, else every `*.sop` here. */
+export function resolveLintFiles(paths: readonly string[], cwd: string): InputFile[] {
+  if (paths.length > 0) return expandPaths(paths, cwd, USAGE);
+  const config = findConfig(cwd);
+  const files = config?.plans ? expandConfigGlobs(config.plans, config.dir, cwd) : expandPaths(['.'], cwd, USAGE);
+  if (files.length === 0) {
+    throw new CliError(config?.plans ? `no plan files match "plans" in ${config.file}` : 'no .sop files found here; pass the plans to lint', USAGE);
+  }
+  return files;
+}
+
+export async function lintCommand(paths: readonly string[], options: LintOptions, io: Io): Promise<number> {
+  const files = resolveLintFiles(paths, io.cwd);
+  const reports: FileReport[] = [];
+  for (const file of files) {
+    const { text } = stripBom(readPlanFile(file, USAGE));
+    const dir = file.absolute ? path.dirname(file.absolute) : io.cwd;
+    const skillsPath = skillsPathFor(options.skills, dir);
+    const skills = skillsPath ? (await loadSkills(skillsPath, USAGE)).description : null;
+    let diagnostics = analyzePlan(text, { skills, inputDeclared: true }).diagnostics;
+    if (options.quiet) diagnostics = diagnostics.filter((d) => d.severity === 'error');
+    reports.push({ file: file.display, source: text, diagnostics });
+  }
+  switch (options.format) {
+    case 'json':
+      io.stdout(formatJson(reports));
+      break;
+    case 'sarif':
+      io.stdout(formatSarif(reports, { cwd: io.cwd, version: io.version }));
+      break;
+    case 'github':
+      io.stdout(formatGithub(reports));
+      break;
+    default:
+      io.stdout(formatText(reports, { frames: io.isTTY, color: io.color }));
+  }
+  const totals = countSeverities(reports);
+  if (totals.errors > 0) return 1;
+  if (options.maxWarnings !== undefined && totals.warnings > options.maxWarnings) {
+    if (options.format === 'text') io.stderr(`lightsop: too many warnings (${totals.warnings}); the maximum is ${options.maxWarnings}\n`);
+    return 1;
+  }
+  return 0;
+}

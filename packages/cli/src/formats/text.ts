@@ -1,0 +1,61 @@
+/**
+ * `--format text`: on a terminal, rustc-style entries with a code frame and colour; otherwise
+ * one grep-friendly line per diagnostic (`file:line:col: severity: message [code]`). Human
+ * output is sorted by position; a summary line ends it.
+ */
+import pc from 'picocolors';
+import { sortByPosition, type Diagnostic } from '@lightsop/core';
+import { countSeverities, type FileReport } from './types';
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+export interface TextOptions {
+  /** Code frames (a terminal). */
+  readonly frames: boolean;
+  readonly color: boolean;
+}
+
+function severityLabel(d: Diagnostic, c: Colors): string {
+  if (d.severity === 'error') return c.bold(c.red('error'));
+  if (d.severity === 'warning') return c.bold(c.yellow('warning'));
+  return c.bold(c.cyan('info'));
+}
+
+function frame(source: string, d: Diagnostic, c: Colors): string[] {
+  const lines = source.split('\n');
+  const n = d.range.line;
+  const text = (lines[n - 1] ?? '').replace(/\r$/, '').replace(/\t/g, ' ');
+  const gutter = String(n).length;
+  const pad = ' '.repeat(gutter);
+  const endCol = d.range.endLine === n ? d.range.endColumn : text.length + 1;
+  const width = Math.max(1, endCol - d.range.column);
+  const marker = ' '.repeat(Math.max(0, d.range.column - 1)) + '^'.repeat(width);
+  const paint = d.severity === 'error' ? c.red : d.severity === 'warning' ? c.yellow : c.cyan;
+  return [`${pad} ${c.blue('|')}`, `${c.blue(String(n))} ${c.blue('|')} ${text}`, `${pad} ${c.blue('|')} ${paint(marker)}`];
+}
+
+export function formatText(reports: readonly FileReport[], options: TextOptions): string {
+  const c = pc.createColors(options.color);
+  const out: string[] = [];
+  let files = 0;
+  for (const r of reports) {
+    files++;
+    for (const d of sortByPosition(r.diagnostics)) {
+      const where = `${r.file}:${d.range.line}:${d.range.column}`;
+      if (options.frames) {
+        out.push(`${severityLabel(d, c)}${c.bold(`[${d.code}]`)}${c.bold(': ' + d.message)}`);
+        out.push(`  ${c.blue('-->')} ${where}`);
+        out.push(...frame(r.source, d, c).map((l) => ' ' + l));
+        for (const rel of d.related ?? []) out.push(`  ${c.blue('=')} ${rel.message} (${r.file}:${rel.range.line}:${rel.range.column})`);
+        out.push('');
+      } else {
+        out.push(`${where}: ${d.severity}: ${d.message} [${d.code}]`);
+      }
+    }
+  }
+  const t = countSeverities(reports);
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const summary = `${plural(files, 'file')} checked: ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}, ${plural(t.infos, 'info')}`;
+  out.push(t.errors ? c.red(summary) : t.warnings ? c.yellow(summary) : c.green(summary));
+  return out.join('\n') + '\n';
+}

@@ -1,0 +1,106 @@
+/**
+ * `lightsop`: the command-line entry point. Argument parsing is commander's; every command is a
+ * function of its options and an Io, so tests can run it in-process. Errors are one line on
+ * stderr with the contract's exit code, never a stack trace (set LIGHTSOP_DEBUG=1 to see one).
+ */
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import pkg from '../package.json';
+import { fmtCommand } from './commands/fmt';
+import { graphCommand } from './commands/graph';
+import { lintCommand } from './commands/lint';
+import { CliError, usageExitCode } from './errors';
+import type { Io } from './io';
+
+function nonNegativeInt(value: string): number {
+  const n = Number(value);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a non-negative integer');
+  return n;
+}
+
+export function processIo(): Io {
+  const isTTY = Boolean(process.stdout.isTTY);
+  const color = process.env.NO_COLOR ? false : process.env.FORCE_COLOR ? process.env.FORCE_COLOR !== '0' : isTTY;
+  return {
+    cwd: process.cwd(),
+    isTTY,
+    color,
+    version: pkg.version,
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+  };
+}
+
+/** Builds the program; each action stores its exit code in `result.code`. */
+export function buildProgram(io: Io, result: { code: number }): Command {
+  const program = new Command('lightsop')
+    .description('Lint, run, format and graph LightSOPLang plans')
+    .version(io.version, '-v, --version')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride()
+    .configureOutput({
+      writeOut: (s) => io.stdout(s),
+      writeErr: (s) => io.stderr(s),
+      outputError: (s, write) => write(`lightsop: ${s.replace(/^error: /, '')}`),
+    });
+
+  program
+    .command('lint')
+    .description('check plans: syntax, topology, unknown commands and unused variables')
+    .argument('[paths...]', 'files, folders, globs, or - for standard input (default: the config\'s "plans", else **/*.sop)')
+    .option('--skills <file>', 'skills description (JSON) or skills module; overrides lightsop.config.json')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'sarif', 'github']).default('text'))
+    .option('--max-warnings <n>', 'exit 1 when there are more warnings than this', nonNegativeInt)
+    .option('-q, --quiet', 'report errors only')
+    .action(async (paths: string[], opts) => {
+      result.code = await lintCommand(paths, opts, io);
+    });
+
+  program
+    .command('fmt')
+    .description('format plans: canonical spacing and alignment (never changes what a plan means)')
+    .argument('[paths...]', 'files, folders, globs, or - for standard input')
+    .option('--check', 'exit 1 and list the files that are not formatted')
+    .option('--write', 'rewrite the files in place')
+    .action(async (paths: string[], opts) => {
+      result.code = await fmtCommand(paths, opts, io);
+    });
+
+  program
+    .command('graph')
+    .description('print the dependency graph of a plan')
+    .argument('<plan>', 'the plan file, or - for standard input')
+    .addOption(new Option('-f, --format <format>', 'output format').choices(['dot', 'mermaid', 'json']).default('dot'))
+    .action(async (plan: string, opts) => {
+      result.code = await graphCommand(plan, opts, io);
+    });
+
+  return program;
+}
+
+/** Runs the CLI with `argv` (without the node and script entries); returns the exit code. */
+export async function runCli(argv: readonly string[], io: Io = processIo()): Promise<number> {
+  const result = { code: 0 };
+  const program = buildProgram(io, result);
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return result.code;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      return error.exitCode === 0 ? 0 : usageExitCode(argv[0]);
+    }
+    if (error instanceof CliError) {
+      io.stderr(`lightsop: ${error.message}\n`);
+      return error.exitCode;
+    }
+    const err = error as Error;
+    io.stderr(`lightsop: internal error: ${err?.message ?? String(error)}${process.env.LIGHTSOP_DEBUG ? `\n${err?.stack}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
+    return usageExitCode(argv[0]);
+  }
+}
+
+const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && /lightsop(\.js)?$|main\.(js|ts)$/.test(process.argv[1]);
+if (isEntry) {
+  runCli(process.argv.slice(2)).then((code) => {
+    process.exitCode = code;
+  });
+}

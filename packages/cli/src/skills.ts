@@ -1,0 +1,34 @@
+/**
+ * Resolving the skills for a plan: `--skills` wins, else the nearest config's `skills`. Each
+ * file is loaded once per process.
+ */
+import path from 'node:path';
+import { loadSkillsFile, SkillsLoadError, type LoadedSkills } from '@lightsop/runtime';
+import { findConfig } from './config';
+import { CliError } from './errors';
+
+const loaded = new Map<string, Promise<LoadedSkills>>();
+
+/** Loads a skills file (JSON description or module), mapping problems to a CliError. */
+export async function loadSkills(file: string, exitCode: number): Promise<LoadedSkills> {
+  const absolute = path.resolve(file);
+  let promise = loaded.get(absolute);
+  if (!promise) {
+    promise = loadSkillsFile(absolute);
+    loaded.set(absolute, promise);
+  }
+  try {
+    return await promise;
+  } catch (error) {
+    if (error instanceof SkillsLoadError || error instanceof TypeError) {
+      throw new CliError(error.message.replace(absolute, file), exitCode);
+    }
+    throw error;
+  }
+}
+
+/** The skills file that applies to a plan in `dir`: the flag, else the config's, else none. */
+export function skillsPathFor(flag: string | undefined, dir: string): string | undefined {
+  if (flag) return flag;
+  return findConfig(dir)?.skills;
+}

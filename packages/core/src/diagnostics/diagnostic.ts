@@ -1,0 +1,41 @@
+/**
+ * The one diagnostics model shared by the CLI, the runtime and the language server. Positions
+ * are 1-based here; only the language server converts to 0-based LSP positions.
+ */
+import type { SourceRange } from '../text/source-range';
+import type { DiagnosticCode, Severity } from './codes';
+
+/** A related location, such as another member of a cycle. */
+export interface RelatedInformation {
+  readonly message: string;
+  readonly range: SourceRange;
+}
+
+/** Machine-readable extras that code actions use (suggestions, names). */
+export interface DiagnosticData {
+  /** The variable or command the diagnostic is about. */
+  readonly name?: string;
+  /** Did-you-mean candidates, best first. */
+  readonly suggestions?: readonly string[];
+  /** Cycle members in cycle order. */
+  readonly cycle?: readonly string[];
+}
+
+export interface Diagnostic {
+  readonly code: DiagnosticCode;
+  readonly severity: Severity;
+  readonly message: string;
+  readonly range: SourceRange;
+  readonly related?: readonly RelatedInformation[];
+  readonly data?: DiagnosticData;
+}
+
+/** True when any diagnostic is an error. */
+export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
+  return diagnostics.some((d) => d.severity === 'error');
+}
+
+/** Sorts diagnostics by position (for human formats); machine formats keep check order. */
+export function sortByPosition(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  return [...diagnostics].sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
+}

@@ -1,0 +1,18 @@
+/**
+ * @lightsop/core: the LightSOPLang parser, validator, formatter and diagnostics model.
+ * No I/O and nothing from the editor: every host (CLI, runtime, language server) builds on it.
+ */
+export * from './ast';
+export * from './text/source-range';
+export { LineIndex, computeLineStarts } from './text/line-index';
+export { isWhitespace, isZeroWidth } from './text/characters';
+export * from './diagnostics/codes';
+export * from './diagnostics/diagnostic';
+export { parsePlan, isEnglishSource, type ParseResult } from './syntax/build-ast';
+export { findInlineComment } from './syntax/lines';
+export { analyzePlan, type Analysis, type AnalyzeOptions } from './validate/index';
+export { buildSymbols, dependentsOf, type Symbols } from './validate/symbols';
+export { BUILTIN_COMMANDS, isKnownCommand, type SkillsDescription } from './validate/skills';
+export { suggest, editDistance } from './validate/suggest';
+export { formatPlan, type FormatOptions } from './format/formatter';
+export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type GraphEdge, type PlanGraph } from './graph/export';

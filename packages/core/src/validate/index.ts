@@ -1,0 +1,45 @@
+/**
+ * Static analysis of a plan: parse, then the checks of section 4 in check order. This is the
+ * single entry point that the CLI, the runtime and the language server share.
+ */
+import type { Plan } from '../ast';
+import type { Diagnostic } from '../diagnostics/diagnostic';
+import { parsePlan } from '../syntax/build-ast';
+import type { LineIndex } from '../text/line-index';
+import { checkCommands, type SkillsDescription } from './skills';
+import { buildSymbols, type Symbols } from './symbols';
+import { checkCycles, checkUndefined } from './topology';
+import { checkUnused } from './unused';
+
+export interface AnalyzeOptions {
+  /** The skills description; `unknown-command` is only checked when it is given. */
+  readonly skills?: SkillsDescription | null;
+  /**
+   * Whether the implicit `input` variable exists. Lint and the language server cannot know, so
+   * the default is true; `lightsop run` passes whether `--input` was given.
+   */
+  readonly inputDeclared?: boolean;
+}
+
+export interface Analysis {
+  readonly source: string;
+  readonly plan: Plan;
+  /** Every diagnostic, in check order (4.1). */
+  readonly diagnostics: readonly Diagnostic[];
+  readonly lineIndex: LineIndex;
+  readonly symbols: Symbols;
+}
+
+/** Parses and validates a plan. Never throws on user text. */
+export function analyzePlan(source: string, options: AnalyzeOptions = {}): Analysis {
+  const { plan, diagnostics, lineIndex } = parsePlan(source);
+  const symbols = buildSymbols(plan);
+  const all: Diagnostic[] = diagnostics;
+  if (!plan.english) {
+    all.push(...checkUndefined(plan, symbols, options.inputDeclared ?? true));
+    all.push(...checkCycles(symbols));
+    if (options.skills) all.push(...checkCommands(plan, options.skills));
+    all.push(...checkUnused(symbols));
+  }
+  return { source, plan, diagnostics: all, lineIndex, symbols };
+}

@@ -1,0 +1,59 @@
+// Builds every package with esbuild. Type checking is separate (`npm run typecheck`).
+// Libraries keep their npm dependencies external; the CLI and the language server are bundled
+// into single files so that they start fast; the extension bundles everything but `vscode`.
+import { build } from 'esbuild';
+import { existsSync, mkdirSync, chmodSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const p = (...parts) => path.join(root, ...parts);
+
+// Workspace packages resolve to their TypeScript sources, so one build needs no ordering.
+const alias = {
+  '@lightsop/core': p('packages/core/src/index.ts'),
+  '@lightsop/runtime/compat': p('packages/runtime/src/compat/index.ts'),
+  '@lightsop/runtime': p('packages/runtime/src/index.ts'),
+  '@lightsop/language-server': p('packages/language-server/src/index.ts'),
+};
+const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@lightsop/*'];
+// ESM bundles that contain CommonJS dependencies need `require`.
+const esmBanner = { js: "import { createRequire as __lsCreateRequire } from 'node:module'; const require = __lsCreateRequire(import.meta.url);" };
+
+const targets = [
+  { entry: 'packages/core/src/index.ts', out: 'packages/core/dist/index.js', format: 'esm', external: libExternal },
+  { entry: 'packages/runtime/src/index.ts', out: 'packages/runtime/dist/index.js', format: 'esm', external: libExternal },
+  { entry: 'packages/runtime/src/compat/index.ts', out: 'packages/runtime/dist/compat.js', format: 'esm', external: libExternal },
+  { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, banner: esmBanner },
+  { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
+  { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'] },
+  { entry: 'extension/src/graph/webview.ts', out: 'extension/dist/graph-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
+  { entry: 'extension/src/chat/webview.ts', out: 'extension/dist/chat-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
+];
+
+const started = Date.now();
+let built = 0;
+for (const t of targets) {
+  if (!existsSync(p(t.entry))) continue;
+  mkdirSync(path.dirname(p(t.out)), { recursive: true });
+  await build({
+    entryPoints: [p(t.entry)],
+    outfile: p(t.out),
+    bundle: true,
+    platform: t.platform ?? 'node',
+    target: t.platform === 'browser' ? 'es2022' : 'node20',
+    format: t.format,
+    sourcemap: 'linked',
+    alias,
+    external: t.bundleAll ? (t.external ?? []) : t.external,
+    banner: t.banner,
+    logLevel: 'warning',
+    legalComments: 'none',
+    mainFields: t.platform === 'browser' ? ['browser', 'module', 'main'] : ['module', 'main'],
+  });
+  built++;
+}
+for (const bin of ['packages/cli/bin/lightsop.js', 'packages/language-server/bin/lightsop-language-server.cjs']) {
+  if (existsSync(p(bin))) chmodSync(p(bin), 0o755);
+}
+console.log(`built ${built} bundles in ${Date.now() - started} ms`);

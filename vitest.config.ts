@@ -1,0 +1,21 @@
+import { fileURLToPath } from 'node:url';
+import { defineConfig } from 'vitest/config';
+
+const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    alias: [
+      { find: /^@lightsop\/core$/, replacement: src('./packages/core/src/index.ts') },
+      { find: /^@lightsop\/runtime\/compat$/, replacement: src('./packages/runtime/src/compat/index.ts') },
+      { find: /^@lightsop\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
+      { find: /^@lightsop\/language-server$/, replacement: src('./packages/language-server/src/index.ts') },
+    ],
+  },
+  test: {
+    include: ['test/**/*.test.ts', 'packages/*/test/**/*.test.ts'],
+    exclude: ['**/node_modules/**', 'test/e2e/**'],
+    testTimeout: 20000,
+    pool: 'forks',
+  },
+});
