@@ -16,3 +16,4 @@ export { BUILTIN_COMMANDS, isKnownCommand, type SkillsDescription } from './vali
 export { suggest, editDistance } from './validate/suggest';
 export { formatPlan, type FormatOptions } from './format/formatter';
 export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type GraphEdge, type PlanGraph } from './graph/export';
+export { parseSkillsJson, describeSkillsExport, listedCommands, SkillsDescriptionError } from './skills/description';

@@ -6,7 +6,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import type { SkillsDescription } from '@lightsop/core';
+import { parseSkillsJson, type SkillsDescription } from '@lightsop/core';
 import { describeRegistry, toCommandRegistry, type CommandRegistry } from './registry';
 
 export interface LoadedSkills {
@@ -31,27 +31,13 @@ export function isSkillsModule(file: string): boolean {
   return MODULE_EXTENSIONS.has(path.extname(file).toLowerCase());
 }
 
-/** Parses the text of a JSON skills description. */
+/** Parses the text of a JSON skills description, naming the file in errors. */
 export function parseSkillsDescription(text: string, file: string): SkillsDescription {
-  let value: unknown;
   try {
-    value = JSON.parse(text);
+    return parseSkillsJson(text);
   } catch (error) {
-    throw new SkillsLoadError(file, `${file}: invalid JSON (${(error as Error).message})`);
+    throw new SkillsLoadError(file, `${file}: ${(error as Error).message}`);
   }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new SkillsLoadError(file, `${file}: a skills description must be a JSON object mapping command names to descriptions`);
-  }
-  const out: Record<string, string> = {};
-  for (const [name, desc] of Object.entries(value)) {
-    if (typeof desc === 'string') out[name] = desc;
-    else if (typeof desc === 'object' && desc !== null && typeof (desc as { description?: unknown }).description === 'string') {
-      out[name] = (desc as { description: string }).description;
-    } else {
-      throw new SkillsLoadError(file, `${file}: field "${name}" must be a string (the command's description)`);
-    }
-  }
-  return out;
 }
 
 /** Loads a skills file. Modules are refused unless `allowModules` is true. */

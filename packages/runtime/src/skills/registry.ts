@@ -2,7 +2,7 @@
  * Command registries: the AchillesAgentLib protocol (contract.md form (a)) and the adapter that
  * turns a plain skills map (form (b)) into one (6.7).
  */
-import type { SkillsDescription } from '@lightsop/core';
+import { listedCommands, type SkillsDescription } from '@lightsop/core';
 
 /** What a command receives (6.4). */
 export interface CommandPayload {
@@ -101,23 +101,9 @@ export function toCommandRegistry(exported: unknown, origin = 'skills module'): 
   );
 }
 
-/** The registry's commands: `command` accepted for `name`, unusable entries ignored, a throw is an empty list. */
+/** The registry's commands (6.7): `command` accepted for `name`, unusable entries ignored, a throw is an empty list. */
 export function listRegistryCommands(registry: CommandRegistry): CommandEntry[] {
-  let raw: unknown;
-  try {
-    raw = registry.listCommands();
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(raw)) return [];
-  const out: CommandEntry[] = [];
-  for (const entry of raw) {
-    if (!isObject(entry)) continue;
-    const name = entry.name || entry.command;
-    if (typeof name !== 'string' || !name.trim()) continue;
-    out.push({ name, description: typeof entry.description === 'string' ? entry.description : '' });
-  }
-  return out;
+  return listedCommands(registry);
 }
 
 /** The skills description (name to description) of a registry. */
