@@ -10,8 +10,8 @@ import { CliError } from './errors';
 const loaded = new Map<string, Promise<LoadedSkills>>();
 
 /** Loads a skills file (JSON description or module), mapping problems to a CliError. */
-export async function loadSkills(file: string, exitCode: number): Promise<LoadedSkills> {
-  const absolute = path.resolve(file);
+export async function loadSkills(file: string, exitCode: number, cwd: string): Promise<LoadedSkills> {
+  const absolute = path.resolve(cwd, file);
   let promise = loaded.get(absolute);
   if (!promise) {
     promise = loadSkillsFile(absolute);
@@ -21,14 +21,14 @@ export async function loadSkills(file: string, exitCode: number): Promise<Loaded
     return await promise;
   } catch (error) {
     if (error instanceof SkillsLoadError || error instanceof TypeError) {
-      throw new CliError(error.message.replace(absolute, file), exitCode);
+      throw new CliError(error.message.split(absolute).join(path.relative(cwd, absolute) || absolute), exitCode);
     }
     throw error;
   }
 }
 
 /** The skills file that applies to a plan in `dir`: the flag, else the config's, else none. */
-export function skillsPathFor(flag: string | undefined, dir: string): string | undefined {
-  if (flag) return flag;
+export function skillsPathFor(flag: string | undefined, dir: string, cwd: string): string | undefined {
+  if (flag) return path.resolve(cwd, flag);
   return findConfig(dir)?.skills;
 }

@@ -86,8 +86,6 @@ export interface Declaration {
   /** Attached comment lines and the inline comment, as nodes. */
   readonly comments: readonly CommentNode[];
   readonly body: ContinuationBody | HereDocBody | null;
-  /** Equal exactly when command and argument kinds and texts are equal (2.7). */
-  readonly signature: string;
   /** True when the header had a syntax error; such a declaration never runs. */
   readonly hasError: boolean;
 }

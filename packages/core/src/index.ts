@@ -17,3 +17,4 @@ export { suggest, editDistance } from './validate/suggest';
 export { formatPlan, type FormatOptions } from './format/formatter';
 export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type GraphEdge, type PlanGraph } from './graph/export';
 export { parseSkillsJson, describeSkillsExport, listedCommands, SkillsDescriptionError } from './skills/description';
+export { signatureOf } from './signature';

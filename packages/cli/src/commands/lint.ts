@@ -38,8 +38,8 @@ export async function lintCommand(paths: readonly string[], options: LintOptions
   for (const file of files) {
     const { text } = stripBom(readPlanFile(file, USAGE));
     const dir = file.absolute ? path.dirname(file.absolute) : io.cwd;
-    const skillsPath = skillsPathFor(options.skills, dir);
-    const skills = skillsPath ? (await loadSkills(skillsPath, USAGE)).description : null;
+    const skillsPath = skillsPathFor(options.skills, dir, io.cwd);
+    const skills = skillsPath ? (await loadSkills(skillsPath, USAGE, io.cwd)).description : null;
     let diagnostics = analyzePlan(text, { skills, inputDeclared: true }).diagnostics;
     if (options.quiet) diagnostics = diagnostics.filter((d) => d.severity === 'error');
     reports.push({ file: file.display, source: text, diagnostics });

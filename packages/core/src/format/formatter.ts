@@ -27,7 +27,8 @@ export function formatPlan(source: string, options: FormatOptions = {}): string 
   if (plan.english) return source;
   const maxAlign = options.maxAlignWidth ?? 24;
   const lines = scanLines(source);
-  const eol = source.includes('\r\n') && source.indexOf('\r\n') === source.indexOf('\n') - 1 ? '\r\n' : '\n';
+  // CRLF only when every line break is CRLF; any bare LF makes the file LF.
+  const eol = source.includes('\r\n') && !/(^|[^\r])\n/.test(source) ? '\r\n' : '\n';
   const role = new Uint8Array(lines.count); // Role.Verbatim by default
   const headerText = new Map<number, { name: string; rest: string }>();
 
@@ -100,5 +101,6 @@ export function formatPlan(source: string, options: FormatOptions = {}): string 
       out.push(source.slice(lines.start[n]!, lines.end[n]!));
     }
   }
-  return out.length === 0 ? '' : out.join(eol) + eol;
+  // A line whose text ends in a lone CR needs a CRLF break, or the CR would join the break.
+  return out.map((line) => line + (eol === '\n' && line.endsWith('\r') ? '\r\n' : eol)).join('');
 }

@@ -26,7 +26,11 @@ export interface ParseResult {
 }
 
 const HEREDOC_BEGIN = /^--begin-(.+)--$/;
+/** Shared by declarations without comments or dependencies (most of them), to save memory. */
+const EMPTY = Object.freeze([]) as unknown as never[];
 const ENGLISH_HEADER = '#!english';
+/** Headers lexed and parsed per Chevrotain call. */
+const CHUNK = 512;
 
 /** Parses a plan. Never throws on user text; returns a possibly partial AST. */
 export function parsePlan(text: string): ParseResult {
@@ -118,33 +122,35 @@ class PlanBuilder {
       }
     }
 
-    // Lex and parse every header's code part in one stream.
-    const hashes = new Int32Array(headerLines.length);
-    const codeEnds = new Int32Array(headerLines.length);
-    const segBase = new Int32Array(headerLines.length);
-    const segments: string[] = new Array(headerLines.length);
-    let base = 0;
-    for (let i = 0; i < headerLines.length; i++) {
-      const n = headerLines[i]!;
-      const hash = findInlineComment(text, lines.zwEnd[n]!, lines.end[n]!);
-      const codeEnd = trimEnd(text, lines.eff[n]!, hash === -1 ? lines.end[n]! : hash);
-      hashes[i] = hash;
-      codeEnds[i] = codeEnd;
-      segBase[i] = base;
-      segments[i] = text.slice(lines.eff[n]!, codeEnd);
-      base += codeEnd - lines.eff[n]! + 1;
-    }
-    let headers: HeaderTokens[] = [];
-    if (headerLines.length > 0) {
-      const tokens = lexHeaders(segments.join('\n') + '\n');
-      headers = parseHeaderTokens(tokens) ?? [];
-      if (headers.length !== headerLines.length) headers = groupHeaderTokens(tokens);
-    }
-
+    // Lex and parse the headers' code parts as token streams of CHUNK headers each: one
+    // Chevrotain call per chunk, and the tokens die young instead of outliving a whole plan.
     const declarations: Declaration[] = [];
-    for (let i = 0; i < headerLines.length; i++) {
-      const blockEnd = i + 1 < headerLines.length ? commentStarts[i + 1]! : count;
-      declarations.push(this.declaration(headers[i]!, headerLines[i]!, commentStarts[i]!, blockEnd, hashes[i]!, codeEnds[i]!, segBase[i]!));
+    const total = headerLines.length;
+    for (let from = 0; from < total; from += CHUNK) {
+      const to = Math.min(total, from + CHUNK);
+      const hashes = new Int32Array(to - from);
+      const codeEnds = new Int32Array(to - from);
+      const segBase = new Int32Array(to - from);
+      const segments: string[] = new Array(to - from);
+      let base = 0;
+      for (let i = from; i < to; i++) {
+        const n = headerLines[i]!;
+        const hash = findInlineComment(text, lines.zwEnd[n]!, lines.end[n]!);
+        const codeEnd = trimEnd(text, lines.eff[n]!, hash === -1 ? lines.end[n]! : hash);
+        hashes[i - from] = hash;
+        codeEnds[i - from] = codeEnd;
+        segBase[i - from] = base;
+        segments[i - from] = text.slice(lines.eff[n]!, codeEnd);
+        base += codeEnd - lines.eff[n]! + 1;
+      }
+      const tokens = lexHeaders(segments.join('\n') + '\n');
+      let headers = parseHeaderTokens(tokens) ?? [];
+      if (headers.length !== to - from) headers = groupHeaderTokens(tokens);
+      for (let i = from; i < to; i++) {
+        const blockEnd = i + 1 < total ? commentStarts[i + 1]! : count;
+        const k = i - from;
+        declarations.push(this.declaration(headers[k]!, headerLines[i]!, commentStarts[i]!, blockEnd, hashes[k]!, codeEnds[k]!, segBase[k]!));
+      }
     }
     const plan: Plan = { kind: 'plan', range: this.planRange, english: null, declarations, freeComments };
     return { plan, diagnostics: this.diagnostics, lineIndex: this.lineIndex };
@@ -168,33 +174,38 @@ class PlanBuilder {
       const s = t.startOffset + shift;
       return lineRange(lineNumber, lineStart, s, s + t.image.length);
     };
-    const local: Diagnostic[] = [];
+    let local: Diagnostic[] | null = null;
 
     // Lexical errors: tokens after the first broken quoted token are ignored.
-    const tokens: IToken[] = [];
     let lexicalError: Diagnostic | null = null;
-    for (const t of [header.name, ...(header.command ? [header.command] : []), ...header.args]) {
-      if (t.tokenType === Quoted && quotedPayload(t).error) {
-        const p = quotedPayload(t);
-        const r = tokenRange(t);
-        lexicalError = p.error === 'escape'
-          ? diagnostic('invalid-escape', 'Backslash at the end of the line has nothing to escape', lineRange(lineNumber, lineStart, r.end - 1, r.end))
-          : diagnostic('unterminated-string', `Unterminated string: the closing ${p.quote} is missing`, r);
-        break;
+    const headerArgs = header.args;
+    let argCount = headerArgs.length;
+    let commandToken: IToken | undefined = header.command ?? undefined;
+    if (commandToken && commandToken.tokenType === Quoted && quotedPayload(commandToken).error) {
+      lexicalError = this.lexicalError(commandToken, tokenRange(commandToken), lineNumber, lineStart);
+      commandToken = undefined;
+      argCount = 0;
+    } else {
+      for (let k = 0; k < argCount; k++) {
+        const t = headerArgs[k]!;
+        if (t.tokenType === Quoted && quotedPayload(t).error) {
+          lexicalError = this.lexicalError(t, tokenRange(t), lineNumber, lineStart);
+          argCount = k;
+          break;
+        }
       }
-      tokens.push(t);
     }
-    if (lexicalError) local.push(lexicalError);
+    if (lexicalError) local = [lexicalError];
 
-    const nameToken = tokens[0] ?? header.name;
+    const nameToken = header.name;
     const nameRange = tokenRange(nameToken);
     const name = nameToken.image.slice(1);
     if (name === '') {
-      local.push(diagnostic('missing-variable-name', "Missing variable name after '@'", lineRange(lineNumber, lineStart, nameRange.start, nameRange.start + 1)));
+      (local ??= []).push(diagnostic('missing-variable-name', "Missing variable name after '@'", lineRange(lineNumber, lineStart, nameRange.start, nameRange.start + 1)));
     } else {
       const first = this.declared.get(name);
       if (first) {
-        local.push(diagnostic('duplicate-declaration', `Variable '${name}' is already declared on line ${first.lineNumber}`, nameRange, {
+        (local ??= []).push(diagnostic('duplicate-declaration', `Variable '${name}' is already declared on line ${first.lineNumber}`, nameRange, {
           data: { name },
           related: [{ message: `'${name}' is first declared here`, range: first.nameRange }],
         }));
@@ -202,7 +213,6 @@ class PlanBuilder {
     }
 
     let command: CommandNode | null = null;
-    const commandToken = tokens[1];
     if (commandToken) {
       const quoted = commandToken.tokenType === Quoted;
       const commandName = quoted ? quotedPayload(commandToken).value : commandToken.image;
@@ -211,12 +221,12 @@ class PlanBuilder {
       }
     }
     if (name !== '' && !lexicalError && !command) {
-      local.push(diagnostic('missing-command', `Declaration '@${name}' has no command`, commandToken ? tokenRange(commandToken) : nameRange, { data: { name } }));
+      (local ??= []).push(diagnostic('missing-command', `Declaration '@${name}' has no command`, commandToken ? tokenRange(commandToken) : nameRange, { data: { name } }));
     }
 
     const args: Argument[] = [];
-    for (let k = 2; k < tokens.length; k++) {
-      const t = tokens[k]!;
+    for (let k = 0; k < argCount; k++) {
+      const t = headerArgs[k]!;
       if (t.tokenType === Quoted) {
         const p = quotedPayload(t);
         args.push({ kind: 'literal', value: p.value, range: tokenRange(t), quote: p.quote, origin: 'header' });
@@ -252,7 +262,7 @@ class PlanBuilder {
         }
         if (endLine === -1) {
           heredocError = true;
-          local.push(diagnostic('unterminated-heredoc',
+          (local ??= []).push(diagnostic('unterminated-heredoc',
             `Here-doc '--begin-${token}--' of '${name}' is not closed: '${endMarker}' is missing before the next declaration`,
             this.lineIndex.range(lines.start[n + 1]!, beginRange.end), { data: { name } }));
           body = { kind: 'heredoc', token, beginRange, bodyRange: this.linesRange(first + 1, last, beginRange.end), endRange: null };
@@ -266,7 +276,7 @@ class PlanBuilder {
           args.push({ kind: 'literal', value: bodyLines.join('\n'), range: bodyRange, quote: null, origin: 'heredoc' });
           if (endLine < last) {
             heredocError = true;
-            local.push(diagnostic('heredoc-trailing-content', `Unexpected text after '${endMarker}' in the here-doc of '${name}'`,
+            (local ??= []).push(diagnostic('heredoc-trailing-content', `Unexpected text after '${endMarker}' in the here-doc of '${name}'`,
               this.lineIndex.range(lines.start[endLine + 1]!, trimEnd(text, lines.start[last]!, lines.end[last]!)), { data: { name } }));
           }
         }
@@ -280,8 +290,12 @@ class PlanBuilder {
     }
 
     // Comments: the attached run, then the inline comment (2.4).
-    const comments: CommentNode[] = [];
-    const commentLines: string[] = [];
+    let comments: CommentNode[] = EMPTY;
+    let commentLines: string[] = EMPTY;
+    if (commentStart < n || hash !== -1) {
+      comments = [];
+      commentLines = [];
+    }
     for (let k = commentStart; k < n; k++) {
       const c = this.commentLine(k);
       comments.push(c);
@@ -296,17 +310,11 @@ class PlanBuilder {
       headerEnd = end;
     }
 
-    const dependencies: string[] = [];
-    const seen = new Set<string>();
-    let signature = command ? command.name : '';
+    let dependencies: string[] = EMPTY;
     for (const a of args) {
-      if (a.kind === 'reference') {
-        signature += '\u0001$' + a.name;
-        if (!seen.has(a.name)) {
-          seen.add(a.name);
-          dependencies.push(a.name);
-        }
-      } else signature += '\u0001#' + a.value;
+      if (a.kind !== 'reference') continue;
+      if (dependencies === EMPTY) dependencies = [a.name];
+      else if (!dependencies.includes(a.name)) dependencies.push(a.name);
     }
 
     const headerRange = lineRange(lineNumber, lineStart, lines.eff[n]!, codeEnd);
@@ -325,12 +333,18 @@ class PlanBuilder {
       comment: commentLines.join('\n').trim(),
       comments,
       body,
-      signature,
-      hasError: local.some((d) => d.code !== 'duplicate-declaration') || heredocError,
+      hasError: lexicalError !== null || heredocError || name === '' || command === null,
     };
     if (name !== '' && !this.declared.has(name)) this.declared.set(name, declaration);
-    for (const d of local) this.diagnostics.push(d);
+    if (local) for (const d of local) this.diagnostics.push(d);
     return declaration;
+  }
+
+  private lexicalError(t: IToken, r: SourceRange, lineNumber: number, lineStart: number): Diagnostic {
+    const p = quotedPayload(t);
+    return p.error === 'escape'
+      ? diagnostic('invalid-escape', 'Backslash at the end of the line has nothing to escape', lineRange(lineNumber, lineStart, r.end - 1, r.end))
+      : diagnostic('unterminated-string', `Unterminated string: the closing ${p.quote} is missing`, r);
   }
 
   /** Range from the start of line `from` to the end of line `to` (0-based); empty at `emptyAt` when to < from. */

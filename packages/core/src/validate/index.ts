@@ -34,12 +34,15 @@ export interface Analysis {
 export function analyzePlan(source: string, options: AnalyzeOptions = {}): Analysis {
   const { plan, diagnostics, lineIndex } = parsePlan(source);
   const symbols = buildSymbols(plan);
-  const all: Diagnostic[] = diagnostics;
+  let all: Diagnostic[] = diagnostics;
   if (!plan.english) {
-    all.push(...checkUndefined(plan, symbols, options.inputDeclared ?? true));
-    all.push(...checkCycles(symbols));
-    if (options.skills) all.push(...checkCommands(plan, options.skills));
-    all.push(...checkUnused(symbols));
+    // concat, not push(...): a large plan can have more diagnostics than a call has arguments.
+    all = all.concat(
+      checkUndefined(plan, symbols, options.inputDeclared ?? true),
+      checkCycles(symbols),
+      options.skills ? checkCommands(plan, options.skills) : [],
+      checkUnused(symbols),
+    );
   }
   return { source, plan, diagnostics: all, lineIndex, symbols };
 }

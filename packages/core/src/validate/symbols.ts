@@ -9,7 +9,7 @@ export interface Symbols {
   readonly declarations: ReadonlyMap<string, Declaration>;
   /** Name to every reference token naming it, in source order (undeclared names included). */
   readonly references: ReadonlyMap<string, readonly ReferenceArgument[]>;
-  /** Index in `plan.declarations` of each first declaration. */
+  /** Position of each first declaration in the order of `declarations` (0, 1, 2, ...). */
   readonly indexOf: ReadonlyMap<string, number>;
 }
 
@@ -18,10 +18,10 @@ export function buildSymbols(plan: Plan): Symbols {
   const declarations = new Map<string, Declaration>();
   const indexOf = new Map<string, number>();
   const references = new Map<string, ReferenceArgument[]>();
-  plan.declarations.forEach((d, i) => {
+  for (const d of plan.declarations) {
     if (d.name !== '' && !declarations.has(d.name)) {
+      indexOf.set(d.name, declarations.size);
       declarations.set(d.name, d);
-      indexOf.set(d.name, i);
     }
     for (const a of d.arguments) {
       if (a.kind !== 'reference') continue;
@@ -29,7 +29,7 @@ export function buildSymbols(plan: Plan): Symbols {
       if (list) list.push(a);
       else references.set(a.name, [a]);
     }
-  });
+  }
   return { declarations, references, indexOf };
 }
 

@@ -10,22 +10,31 @@ import type { Diagnostic } from '../diagnostics/diagnostic';
 import { didYouMean, suggest } from './suggest';
 import type { Symbols } from './symbols';
 
+/** Did-you-mean is computed for this many distinct misspelt names; the rest get none. */
+const MAX_SUGGESTED_NAMES = 200;
+
 /** `undefined-variable` on every reference to an undeclared name, in source order. */
 export function checkUndefined(plan: Plan, symbols: Symbols, inputDeclared: boolean): Diagnostic[] {
   const out: Diagnostic[] = [];
+  const suggestions = new Map<string, string[]>();
   for (const d of plan.declarations) {
     for (const a of d.arguments) {
       if (a.kind !== 'reference' || symbols.declarations.has(a.name)) continue;
       if (inputDeclared && a.name === 'input') continue;
-      const candidates = inputDeclared ? [...symbols.declarations.keys(), 'input'] : symbols.declarations.keys();
-      const suggestions = suggest(a.name, candidates);
+      let hints = suggestions.get(a.name);
+      if (!hints) {
+        hints = suggestions.size < MAX_SUGGESTED_NAMES
+          ? suggest(a.name, inputDeclared ? [...symbols.declarations.keys(), 'input'] : symbols.declarations.keys())
+          : [];
+        suggestions.set(a.name, hints);
+      }
       const user = d.name === '' ? '' : ` (used by '${d.name}')`;
       out.push({
         code: 'undefined-variable',
         severity: 'error',
-        message: `Variable '${a.name}' is not declared${user}.${didYouMean(suggestions)}`.replace(/\.$/, ''),
+        message: `Variable '${a.name}' is not declared${user}${hints.length ? '.' + didYouMean(hints) : ''}`,
         range: a.range,
-        data: { name: a.name, suggestions },
+        data: { name: a.name, suggestions: hints },
       });
     }
   }
@@ -34,78 +43,97 @@ export function checkUndefined(plan: Plan, symbols: Symbols, inputDeclared: bool
 
 /** Graphlib's recursive Tarjan overflows the stack somewhere above a few thousand nodes. */
 const GRAPHLIB_TARJAN_LIMIT = 2000;
+/** Messages name at most this many steps of a cycle; related locations stop at MAX_RELATED. */
+const MAX_CYCLE_NAMES = 12;
+const MAX_RELATED = 100;
 
 /** `cycle`: one diagnostic per strongly connected component that contains a cycle. */
 export function checkCycles(symbols: Symbols): Diagnostic[] {
-  const decls: Declaration[] = [];
-  for (const d of symbols.declarations.values()) decls.push(d);
+  const decls: Declaration[] = [...symbols.declarations.values()];
   const n = decls.length;
-  const idx = new Map<string, number>();
-  decls.forEach((d, i) => idx.set(d.name, i));
-  // deps[i]: indices of the declared dependencies of declaration i.
-  const deps: number[][] = decls.map((d) => {
-    const list: number[] = [];
-    for (const name of d.dependencies) {
+  const idx = symbols.indexOf;
+  // Dependencies in compressed rows: deps of i are targets[offsets[i] .. offsets[i + 1]).
+  const offsets = new Int32Array(n + 1);
+  let edgeCount = 0;
+  for (let i = 0; i < n; i++) {
+    offsets[i] = edgeCount;
+    for (const name of decls[i]!.dependencies) if (idx.has(name)) edgeCount++;
+  }
+  offsets[n] = edgeCount;
+  const targets = new Int32Array(edgeCount);
+  const dependentCount = new Int32Array(n);
+  for (let i = 0, e = 0; i < n; i++) {
+    for (const name of decls[i]!.dependencies) {
       const j = idx.get(name);
-      if (j !== undefined) list.push(j);
+      if (j === undefined) continue;
+      targets[e++] = j;
+      dependentCount[j]!++;
     }
-    return list;
-  });
+  }
+  // Reverse rows: the dependents of each declaration.
+  const revOffsets = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) revOffsets[i + 1] = revOffsets[i]! + dependentCount[i]!;
+  const fill = revOffsets.slice(0, n);
+  const sources = new Int32Array(edgeCount);
+  for (let i = 0; i < n; i++) for (let e = offsets[i]!; e < offsets[i + 1]!; e++) sources[fill[targets[e]!]!++] = i;
 
   // Peel declarations whose dependencies are all resolved (Kahn), then those nothing left depends on.
   const remaining = new Int32Array(n);
-  const dependents: number[][] = Array.from({ length: n }, () => []);
-  for (let i = 0; i < n; i++) {
-    remaining[i] = deps[i]!.length;
-    for (const j of deps[i]!) dependents[j]!.push(i);
-  }
   const alive = new Uint8Array(n).fill(1);
-  let queue: number[] = [];
-  for (let i = 0; i < n; i++) if (remaining[i] === 0) queue.push(i);
-  while (queue.length > 0) {
-    const next: number[] = [];
-    for (const i of queue) {
-      alive[i] = 0;
-      for (const k of dependents[i]!) if (--remaining[k]! === 0) next.push(k);
-    }
-    queue = next;
+  const queue = new Int32Array(n);
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < n; i++) {
+    remaining[i] = offsets[i + 1]! - offsets[i]!;
+    if (remaining[i] === 0) queue[tail++] = i;
   }
-  const inDegree = new Int32Array(n);
-  for (let i = 0; i < n; i++) if (alive[i]) for (const j of deps[i]!) if (alive[j]) inDegree[j]!++;
-  queue = [];
-  for (let i = 0; i < n; i++) if (alive[i] && inDegree[i] === 0) queue.push(i);
-  while (queue.length > 0) {
-    const i = queue.pop()!;
+  while (head < tail) {
+    const i = queue[head++]!;
     alive[i] = 0;
-    for (const j of deps[i]!) if (alive[j] && --inDegree[j]! === 0) queue.push(j);
+    for (let e = revOffsets[i]!; e < revOffsets[i + 1]!; e++) if (--remaining[sources[e]!]! === 0) queue[tail++] = sources[e]!;
   }
+  if (tail === n) return [];
+  const inDegree = new Int32Array(n);
+  for (let i = 0; i < n; i++) if (alive[i]) for (let e = offsets[i]!; e < offsets[i + 1]!; e++) if (alive[targets[e]!]) inDegree[targets[e]!]!++;
+  head = tail = 0;
+  for (let i = 0; i < n; i++) if (alive[i] && inDegree[i] === 0) queue[tail++] = i;
+  while (head < tail) {
+    const i = queue[head++]!;
+    alive[i] = 0;
+    for (let e = offsets[i]!; e < offsets[i + 1]!; e++) if (alive[targets[e]!] && --inDegree[targets[e]!]! === 0) queue[tail++] = targets[e]!;
+  }
+  const deps = (i: number): number[] => Array.from(targets.subarray(offsets[i]!, offsets[i + 1]!));
   const rest: number[] = [];
   for (let i = 0; i < n; i++) if (alive[i]) rest.push(i);
   if (rest.length === 0) return [];
 
+  const depLists: number[][] = [];
+  for (const i of rest) depLists[i] = deps(i);
   const components = rest.length <= GRAPHLIB_TARJAN_LIMIT
-    ? graphlibComponents(rest, deps, alive)
-    : iterativeComponents(rest, deps, alive);
+    ? graphlibComponents(rest, depLists, alive)
+    : iterativeComponents(rest, depLists, alive);
 
   const out: { at: number; diagnostic: Diagnostic }[] = [];
   for (const members of components) {
     const set = new Set(members);
-    if (members.length === 1 && !deps[members[0]!]!.includes(members[0]!)) continue;
+    if (members.length === 1 && !depLists[members[0]!]!.includes(members[0]!)) continue;
     const first = Math.min(...members);
     const decl = decls[first]!;
     const ref = decl.arguments.find((a): a is ReferenceArgument => a.kind === 'reference' && set.has(idx.get(a.name) ?? -1))!;
-    const path = cyclePath(first, idx.get(ref.name)!, deps, set).map((i) => decls[i]!.name);
+    const path = cyclePath(first, idx.get(ref.name)!, depLists, set).map((i) => decls[i]!.name);
     const sorted = [...members].sort((a, b) => a - b);
+    const shown = path.length <= MAX_CYCLE_NAMES ? path.join(' -> ')
+      : `${path.slice(0, MAX_CYCLE_NAMES - 1).join(' -> ')} -> ... -> ${decl.name} (${path.length - 1} declarations)`;
     out.push({
       at: ref.range.start,
       diagnostic: {
         code: 'cycle',
         severity: 'error',
-        message: `Dependency cycle: ${path.join(' -> ')}`,
+        message: `Dependency cycle: ${shown}`,
         range: ref.range,
         data: { name: decl.name, cycle: path },
-        related: sorted.filter((i) => i !== first).map((i) => ({
-          message: `'${decls[i]!.name}' is part of the cycle ${path.join(' -> ')}`,
+        related: sorted.filter((i) => i !== first).slice(0, MAX_RELATED).map((i) => ({
+          message: `'${decls[i]!.name}' is part of the dependency cycle through '${decl.name}'`,
           range: decls[i]!.nameRange,
         })),
       },

@@ -1,0 +1,58 @@
+/** Runs the CLI in-process (runCli with a captured Io) or as the built binary. */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { runCli } from '../../packages/cli/src/main';
+
+export const repoRoot = path.resolve(__dirname, '../..');
+
+export interface CliRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export async function cli(args: string[], options: { cwd?: string; isTTY?: boolean } = {}): Promise<CliRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli(args, {
+    cwd: options.cwd ?? repoRoot,
+    isTTY: options.isTTY ?? false,
+    color: false,
+    version: '0.0.0-test',
+    stdout: (t) => void (stdout += t),
+    stderr: (t) => void (stderr += t),
+  });
+  return { code, stdout, stderr };
+}
+
+/** Makes sure the bundles exist (CI builds before testing; a fresh checkout may not have). */
+export function ensureBuilt(): void {
+  if (!existsSync(path.join(repoRoot, 'packages/cli/dist/main.js'))) {
+    execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')], { cwd: repoRoot, stdio: 'ignore' });
+  }
+}
+
+/** Runs the built `lightsop` binary. */
+export function lightsop(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): CliRun {
+  const res = spawnSync(process.execPath, [path.join(repoRoot, 'packages/cli/bin/lightsop.js'), ...args], {
+    cwd: options.cwd ?? repoRoot,
+    input: options.input ?? '',
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', ...options.env },
+    timeout: 60000,
+  });
+  return { code: res.status ?? -1, stdout: res.stdout, stderr: res.stderr };
+}
+
+/** A temporary folder holding the given files. */
+export function tempTree(files: Record<string, string>): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lightsop-test-'));
+  for (const [name, text] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
+  return dir;
+}
