@@ -1,0 +1,73 @@
+/**
+ * The analysis cache: each open plan is analysed at most once per (document version, skills)
+ * pair, and every feature reads the result from here. It also remembers the latest analysis of
+ * each document, which completion may use while a newer version of a large plan has not been
+ * analysed yet. Which documents are plans is decided here too.
+ */
+import { analyzePlan, type Analysis } from '@lightsop/core';
+import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { PositionMap } from './to-lsp';
+import type { SkillsContext } from './workspace';
+
+/** One analysed version of a plan, with everything features need. */
+export interface AnalyzedDocument {
+  readonly uri: string;
+  readonly version: number;
+  readonly text: string;
+  readonly analysis: Analysis;
+  readonly positions: PositionMap;
+  readonly skills: SkillsContext;
+  /** How long the analysis took, in milliseconds (drives the adaptive debounce). */
+  readonly millis: number;
+}
+
+/** The language id of plans (contract.md). */
+export const LANGUAGE_ID = 'lightsoplang';
+
+/** Plans are documents with the language id `lightsoplang`, or any `.sop` file whatever the client calls it. */
+export function isPlanDocument(doc: Pick<TextDocument, 'uri' | 'languageId'>): boolean {
+  return doc.languageId === LANGUAGE_ID || /\.sop$/i.test(doc.uri);
+}
+
+export class AnalysisCache {
+  private readonly entries = new Map<string, AnalyzedDocument>();
+
+  constructor(private readonly skillsFor: (uri: string) => SkillsContext) {}
+
+  /** The analysis of the document's current version, computed now if it is not cached. */
+  analyze(doc: TextDocument): AnalyzedDocument {
+    const cached = this.entries.get(doc.uri);
+    const skills = this.skillsFor(doc.uri);
+    if (cached && cached.version === doc.version && cached.skills.key === skills.key) return cached;
+    const text = doc.getText();
+    const started = performance.now();
+    const analysis = analyzePlan(text, { skills: skills.description });
+    const millis = performance.now() - started;
+    const entry: AnalyzedDocument = {
+      uri: doc.uri,
+      version: doc.version,
+      text,
+      analysis,
+      positions: new PositionMap(text, analysis.lineIndex),
+      skills,
+      millis,
+    };
+    this.entries.set(doc.uri, entry);
+    return entry;
+  }
+
+  /** True when the cached analysis matches the document's version and current skills. */
+  isCurrent(doc: TextDocument): boolean {
+    const cached = this.entries.get(doc.uri);
+    return !!cached && cached.version === doc.version && cached.skills.key === this.skillsFor(doc.uri).key;
+  }
+
+  /** The latest analysis of a document, whatever its version. */
+  latest(uri: string): AnalyzedDocument | undefined {
+    return this.entries.get(uri);
+  }
+
+  delete(uri: string): void {
+    this.entries.delete(uri);
+  }
+}

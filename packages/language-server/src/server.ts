@@ -1,0 +1,302 @@
+/**
+ * The language server: `createServer(connection)` wires documents, the workspace model, the
+ * analysis cache and the debounced diagnostics to a connection, and registers every feature
+ * handler through one wrapper. The wrapper finds the analysed document, answers a request the
+ * client has already cancelled with RequestCancelled, and turns an exception into an empty
+ * result (logged), so a half-typed plan never produces an error response. Handlers run to
+ * completion synchronously against the version the request was sent for: messages are handled
+ * in order, so no edit can slip in between. Stdio and tests share this function; only
+ * `main.ts` knows about process streams.
+ */
+import {
+  CodeActionKind,
+  DidChangeWatchedFilesNotification,
+  LSPErrorCodes,
+  ResponseError,
+  ShowMessageNotification,
+  MessageType,
+  TextDocumentSyncKind,
+  TextDocuments,
+  type CancellationToken,
+  type ClientCapabilities,
+  type Connection,
+  type Disposable,
+  type InitializeResult,
+  type TextDocumentIdentifier,
+} from 'vscode-languageserver';
+import { TextDocument } from 'vscode-languageserver-textdocument';
+import packageJson from '../package.json';
+import { AnalysisCache, isPlanDocument, type AnalyzedDocument } from './documents';
+import { getCodeActions } from './features/code-actions';
+import { getCompletions, type CompletionInput } from './features/completion';
+import { getDefinition } from './features/definition';
+import { getDiagnostics } from './features/diagnostics';
+import { getDocumentSymbols } from './features/document-symbols';
+import { getFoldingRanges } from './features/folding';
+import { getFormattingEdits } from './features/formatting';
+import { getDocumentHighlights } from './features/highlights';
+import { getHover } from './features/hover';
+import { getPlanGraph } from './features/plan-graph';
+import { getReferences } from './features/references';
+import { getRenameEdits, prepareRename, RenameRefusedError } from './features/rename';
+import { getSelectionRanges } from './features/selection-ranges';
+import { getSemanticTokens, SEMANTIC_TOKENS_LEGEND } from './features/semantic-tokens';
+import { autoDelay, DebounceTimers } from './scheduler';
+import { PlanGraphRequest, SetTrustedNotification, type LightsopInitializationOptions } from './shared-protocol';
+import { PositionMap, toLspConfigDiagnostic } from './to-lsp';
+import { Workspace } from './workspace';
+
+/** Completion on a plan whose last analysis took longer than this reuses that analysis for variables. */
+const COMPLETION_REANALYSIS_BUDGET_MS = 8;
+
+export interface LightsopServer {
+  /** Stops timers and forgets documents; the connection itself belongs to the caller. */
+  dispose(): void;
+}
+
+/** Reads the server's settings from initialization options or a configuration change (`{ lightsop: {...} }` or flat). */
+function readSettings(raw: unknown): LightsopInitializationOptions {
+  if (typeof raw !== 'object' || raw === null) return {};
+  const obj = raw as Record<string, unknown>;
+  const section = typeof obj.lightsop === 'object' && obj.lightsop !== null ? (obj.lightsop as Record<string, unknown>) : obj;
+  const out: { trusted?: boolean; diagnosticsDelay?: number | 'auto' } = {};
+  if (typeof section.trusted === 'boolean') out.trusted = section.trusted;
+  const delay = section.diagnosticsDelay;
+  if (delay === 'auto' || (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0)) out.diagnosticsDelay = delay;
+  return out;
+}
+
+/** Registers the LightSOPLang language server on `connection` and returns a handle to stop it. */
+export function createServer(connection: Connection): LightsopServer {
+  const documents = new TextDocuments(TextDocument);
+  let capabilities: ClientCapabilities = {};
+  let diagnosticsDelay: number | 'auto' = 'auto';
+  let watcherRegistration: Disposable | null = null;
+  let watcherKey = '';
+  let disposed = false;
+  /** The (version, skills) last published per document, so nothing is published twice. */
+  const published = new Map<string, { version: number; key: number }>();
+
+  /** Logs to the client; never throws, since it also runs while a connection is going away. */
+  const logError = (message: string) => {
+    if (disposed) return;
+    try {
+      connection.console.error(message);
+    } catch {
+      // The connection is closed: there is nobody left to tell.
+    }
+  };
+
+  /** Sends a notification; a connection that is already gone is not an error worth raising. */
+  const send = (notify: () => Promise<void>) => {
+    if (disposed) return;
+    try {
+      notify().catch(() => undefined);
+    } catch {
+      // Closed or disposed connection.
+    }
+  };
+
+  const workspace = new Workspace({
+    configProblems(configUri, text, problems) {
+      const positions = new PositionMap(text);
+      send(() => connection.sendDiagnostics({ uri: configUri, diagnostics: problems.map((p) => toLspConfigDiagnostic(p, positions)) }));
+    },
+    notify(severity, message) {
+      send(() => connection.sendNotification(ShowMessageNotification.type, {
+        type: severity === 'error' ? MessageType.Error : MessageType.Warning,
+        message,
+      }));
+    },
+    skillsChanged() {
+      for (const doc of documents.all()) if (isPlanDocument(doc) && !cache.isCurrent(doc)) timers.schedule(doc.uri, 0);
+    },
+    log: logError,
+  });
+  const cache = new AnalysisCache((uri) => workspace.skillsFor(uri));
+
+  const publish = async (uri: string): Promise<void> => {
+    await workspace.ready(uri);
+    const doc = documents.get(uri);
+    if (disposed || !doc || !isPlanDocument(doc)) return;
+    // Always the current version: a timer that fires late never publishes a stale one.
+    const analyzed = cache.analyze(doc);
+    const last = published.get(uri);
+    if (last && last.version === analyzed.version && last.key === analyzed.skills.key) return;
+    published.set(uri, { version: analyzed.version, key: analyzed.skills.key });
+    send(() => connection.sendDiagnostics({ uri, version: analyzed.version, diagnostics: getDiagnostics(analyzed) }));
+  };
+  const timers = new DebounceTimers((uri) => {
+    publish(uri).catch((error: unknown) => logError(`lightsop: diagnostics for ${uri} failed: ${(error as Error)?.stack ?? String(error)}`));
+  });
+  const delayFor = (uri: string) => (diagnosticsDelay === 'auto' ? autoDelay(cache.latest(uri)?.millis) : diagnosticsDelay);
+
+  const applySettings = (settings: LightsopInitializationOptions) => {
+    if (settings.diagnosticsDelay !== undefined) diagnosticsDelay = settings.diagnosticsDelay;
+    if (settings.trusted !== undefined) workspace.setTrusted(settings.trusted);
+  };
+
+  /** The analysed current version of a plan document, or null for unknown or non-plan documents. */
+  const analyzed = (id: TextDocumentIdentifier): AnalyzedDocument | null => {
+    const doc = documents.get(id.uri);
+    return doc && isPlanDocument(doc) ? cache.analyze(doc) : null;
+  };
+
+  /**
+   * Completion must stay fast on very large plans: when the current version is not analysed
+   * yet and analysing takes long, the latest analysis supplies variables and commands while the
+   * cursor context comes from the current text.
+   */
+  const completionInput = (id: TextDocumentIdentifier): CompletionInput | null => {
+    const doc = documents.get(id.uri);
+    if (!doc || !isPlanDocument(doc)) return null;
+    const skills = workspace.skillsFor(doc.uri);
+    let latest = cache.latest(doc.uri);
+    if (!latest || latest.skills.key !== skills.key || (latest.version !== doc.version && latest.millis < COMPLETION_REANALYSIS_BUDGET_MS)) {
+      latest = cache.analyze(doc);
+    }
+    if (latest.version === doc.version) return { text: latest.text, positions: latest.positions, analyzed: latest, skills };
+    const text = doc.getText();
+    return { text, positions: new PositionMap(text), analyzed: latest, skills };
+  };
+
+  const cancelled = () => new ResponseError<void>(LSPErrorCodes.RequestCancelled, 'The request was cancelled.');
+
+  /** The one wrapper every request goes through: cancellation, and exceptions turned into results. */
+  function guard<P, R>(method: string, fallback: R, handler: (params: P) => R) {
+    return (params: P, token: CancellationToken): R | ResponseError<void> => {
+      if (token.isCancellationRequested) return cancelled();
+      try {
+        const result = handler(params);
+        return token.isCancellationRequested ? cancelled() : result;
+      } catch (error) {
+        if (error instanceof RenameRefusedError) return new ResponseError<void>(LSPErrorCodes.RequestFailed, error.message);
+        logError(`lightsop: ${method} failed: ${(error as Error)?.stack ?? String(error)}`);
+        return fallback;
+      }
+    };
+  }
+
+  /** `guard` for requests about one document: no plan document means the fallback. */
+  function onDocument<P extends { textDocument: TextDocumentIdentifier }, R>(method: string, fallback: R, run: (doc: AnalyzedDocument, params: P) => R) {
+    return guard<P, R>(method, fallback, (params) => {
+      const doc = analyzed(params.textDocument);
+      return doc ? run(doc, params) : fallback;
+    });
+  }
+
+  const versionedEdits = () => capabilities.workspace?.workspaceEdit?.documentChanges === true;
+
+  async function updateWatchers(): Promise<void> {
+    if (disposed || !capabilities.workspace?.didChangeWatchedFiles?.dynamicRegistration) return;
+    const targets = workspace.watchTargets();
+    const key = JSON.stringify(targets);
+    if (key === watcherKey) return;
+    watcherKey = key;
+    if (targets.length === 0) {
+      watcherRegistration?.dispose();
+      watcherRegistration = null;
+      return;
+    }
+    const relative = capabilities.workspace.didChangeWatchedFiles.relativePatternSupport === true;
+    const watchers = targets.map((t) => ({ globPattern: relative ? { baseUri: t.baseUri, pattern: t.pattern } : `**/${t.pattern}` }));
+    const previous = watcherRegistration;
+    watcherRegistration = await connection.client.register(DidChangeWatchedFilesNotification.type, { watchers });
+    previous?.dispose();
+  }
+  const refreshWatchers = () => {
+    updateWatchers().catch((error: unknown) => logError(`lightsop: registering file watchers failed: ${(error as Error)?.message ?? String(error)}`));
+  };
+
+  connection.onInitialize((params): InitializeResult => {
+    capabilities = params.capabilities;
+    applySettings(readSettings(params.initializationOptions));
+    const folders = params.workspaceFolders ?? (params.rootUri ? [{ uri: params.rootUri, name: 'root' }] : []);
+    workspace.updateFolders(folders);
+    return {
+      capabilities: {
+        textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
+        completionProvider: { triggerCharacters: ['$', '@'] },
+        hoverProvider: true,
+        definitionProvider: true,
+        referencesProvider: true,
+        renameProvider: { prepareProvider: true },
+        documentHighlightProvider: true,
+        documentSymbolProvider: true,
+        semanticTokensProvider: { legend: SEMANTIC_TOKENS_LEGEND, full: true, range: true },
+        foldingRangeProvider: true,
+        documentFormattingProvider: true,
+        selectionRangeProvider: true,
+        codeActionProvider: { codeActionKinds: [CodeActionKind.QuickFix] },
+        workspace: { workspaceFolders: { supported: true, changeNotifications: true } },
+      },
+      serverInfo: { name: 'lightsop-language-server', version: packageJson.version },
+    };
+  });
+
+  connection.onInitialized(() => {
+    if (capabilities.workspace?.workspaceFolders) {
+      connection.workspace.onDidChangeWorkspaceFolders((event) => {
+        workspace.updateFolders(event.added, event.removed);
+        void workspace.allReady().then(refreshWatchers);
+      });
+    }
+    void workspace.allReady().then(refreshWatchers);
+  });
+
+  connection.onShutdown(() => {
+    timers.dispose();
+  });
+
+  // Watched files are handled whether or not we registered for them: a client may watch on its own.
+  connection.onDidChangeWatchedFiles((params) => {
+    void workspace.filesChanged(params.changes.map((c) => c.uri)).then(refreshWatchers);
+  });
+  connection.onNotification(SetTrustedNotification, (params) => {
+    if (typeof params?.trusted === 'boolean') workspace.setTrusted(params.trusted);
+  });
+  connection.onDidChangeConfiguration((params) => applySettings(readSettings(params.settings)));
+
+  // Fires on open and on every edit. A document's first diagnostics are not delayed.
+  documents.onDidChangeContent((e) => {
+    if (!isPlanDocument(e.document)) return;
+    timers.schedule(e.document.uri, published.has(e.document.uri) ? delayFor(e.document.uri) : 0);
+  });
+  documents.onDidClose((e) => {
+    timers.cancel(e.document.uri);
+    cache.delete(e.document.uri);
+    published.delete(e.document.uri);
+    if (isPlanDocument(e.document)) send(() => connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] }));
+  });
+
+  connection.onCompletion(guard('completion', { isIncomplete: false, items: [] }, (params) => {
+    const input = completionInput(params.textDocument);
+    if (!input) return { isIncomplete: false, items: [] };
+    const snippets = capabilities.textDocument?.completion?.completionItem?.snippetSupport === true;
+    return getCompletions(input, params.position, { snippets });
+  }));
+  connection.onHover(onDocument('hover', null, (doc, p) => getHover(doc, p.position)));
+  connection.onDefinition(onDocument('definition', null, (doc, p) => getDefinition(doc, p.position)));
+  connection.onReferences(onDocument('references', [], (doc, p) => getReferences(doc, p.position, p.context?.includeDeclaration ?? true)));
+  connection.onDocumentHighlight(onDocument('documentHighlight', [], (doc, p) => getDocumentHighlights(doc, p.position)));
+  connection.onPrepareRename(onDocument('prepareRename', null, (doc, p) => prepareRename(doc, p.position)));
+  connection.onRenameRequest(onDocument('rename', null, (doc, p) => getRenameEdits(doc, p.position, p.newName, { versioned: versionedEdits() })));
+  connection.onDocumentSymbol(onDocument('documentSymbol', [], (doc) => getDocumentSymbols(doc)));
+  connection.languages.semanticTokens.on(onDocument('semanticTokens', { data: [] }, (doc) => getSemanticTokens(doc)));
+  connection.languages.semanticTokens.onRange(onDocument('semanticTokens/range', { data: [] }, (doc, p) => getSemanticTokens(doc, p.range)));
+  connection.onFoldingRanges(onDocument('foldingRange', [], (doc) => getFoldingRanges(doc)));
+  connection.onDocumentFormatting(onDocument('formatting', [], (doc) => getFormattingEdits(doc)));
+  connection.onSelectionRanges(onDocument('selectionRange', [], (doc, p) => getSelectionRanges(doc, p.positions)));
+  connection.onCodeAction(onDocument('codeAction', [], (doc, p) => getCodeActions(doc, p.range, { only: p.context?.only, versioned: versionedEdits() })));
+  connection.onRequest(PlanGraphRequest, onDocument('planGraph', null, (doc) => getPlanGraph(doc)));
+
+  documents.listen(connection);
+
+  return {
+    dispose() {
+      disposed = true;
+      timers.dispose();
+      watcherRegistration?.dispose();
+    },
+  };
+}

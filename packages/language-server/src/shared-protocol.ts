@@ -1,0 +1,43 @@
+/**
+ * Custom messages between LightSOPLang clients (the VS Code extension, or any client that wants
+ * them) and the server, declared once with their method names and parameter types. Standard
+ * LSP covers everything else; these only add what LSP has no word for.
+ */
+import { NotificationType, RequestType, type Range } from 'vscode-languageserver';
+
+/** Initialization options the server reads (all optional). */
+export interface LightsopInitializationOptions {
+  /** Whether the workspace is trusted, so a skills module may be imported (it runs code). Default false. */
+  readonly trusted?: boolean;
+  /** Diagnostics delay after an edit, in milliseconds, or "auto" (the default; see docs/language-server.md). */
+  readonly diagnosticsDelay?: number | 'auto';
+}
+
+/** `lightsop/setTrusted`: the client's trust decision changed (VS Code: workspace trust granted). */
+export interface SetTrustedParams {
+  readonly trusted: boolean;
+}
+export const SetTrustedNotification = new NotificationType<SetTrustedParams>('lightsop/setTrusted');
+
+/** `lightsop/planGraph`: the dependency graph of an open plan, or null for a document that is not one. */
+export interface PlanGraphParams {
+  readonly textDocument: { readonly uri: string };
+}
+export interface PlanGraphNode {
+  readonly id: string;
+  readonly name: string;
+  readonly command: string | null;
+  /** 1-based line of the declaration, as the CLI prints it. */
+  readonly line: number;
+  readonly comment: string;
+  /** The `@name` token, in LSP positions. */
+  readonly range: Range;
+}
+export interface PlanGraphResult {
+  /** The document version the graph was computed from. */
+  readonly version: number;
+  readonly nodes: readonly PlanGraphNode[];
+  /** From a dependency to the declaration that uses it, by variable name. */
+  readonly edges: readonly { readonly from: string; readonly to: string }[];
+}
+export const PlanGraphRequest = new RequestType<PlanGraphParams, PlanGraphResult | null, void>('lightsop/planGraph');
