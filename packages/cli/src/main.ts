@@ -8,6 +8,7 @@ import pkg from '../package.json';
 import { fmtCommand } from './commands/fmt';
 import { graphCommand } from './commands/graph';
 import { lintCommand } from './commands/lint';
+import { parseDuration, runCommand, type ProcessSignals } from './commands/run';
 import { CliError, usageExitCode } from './errors';
 import type { Io } from './io';
 
@@ -74,8 +75,40 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       result.code = await graphCommand(plan, opts, io);
     });
 
+  program
+    .command('run')
+    .description('run a plan with a skills module')
+    .argument('<plan>', 'the plan file, or - for standard input')
+    .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
+    .option('--input <text>', 'the value of the implicit $input variable')
+    .option('--json', 'print one JSON object: variables, failures and commands')
+    .option('--timeout <duration>', 'abort the run after this long (30, 30s, 500ms, 2m)', (v) => {
+      try {
+        return parseDuration(v);
+      } catch (error) {
+        throw new InvalidArgumentError((error as Error).message);
+      }
+    })
+    .option('--concurrency <n>', 'run at most this many commands at once', (v) => {
+      const n = nonNegativeInt(v);
+      if (n === 0) throw new InvalidArgumentError('expected a positive integer');
+      return n;
+    })
+    .option('--llm-base-url <url>', 'OpenAI-compatible endpoint for #!english plans')
+    .option('--llm-model <name>', 'model for #!english plans')
+    .action(async (plan: string, opts) => {
+      result.code = await runCommand(plan, opts, io, signals);
+    });
+
   return program;
 }
+
+const signals: ProcessSignals = {
+  onInterrupt(handler) {
+    process.on('SIGINT', handler);
+    return () => process.off('SIGINT', handler);
+  },
+};
 
 /** Runs the CLI with `argv` (without the node and script entries); returns the exit code. */
 export async function runCli(argv: readonly string[], io: Io = processIo()): Promise<number> {

@@ -4,3 +4,15 @@
  */
 export * from './skills/registry';
 export * from './skills/load';
+export * from './values';
+export * from './errors';
+export * from './monitor';
+export { cancelHeuristic, autoCancelReason } from './cancel-heuristic';
+export { createResponder } from './responder';
+export { buildGenerationPrompt, stripFences, finalCommandsAvailable, type GenerationRequest } from './english/prompt';
+export type { LlmAgent, PromptOptions, ChatMessage } from './llm/agent';
+export {
+  Interpreter, type InterpreterOptions, type UpdateOptions, type UpdateResult, type RunEvent, type Failure,
+  type PlanGeneratedEvent, type VariableSnapshot,
+} from './interpreter';
+export { OpenAiCompatibleAgent, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings } from './llm/openai-agent';

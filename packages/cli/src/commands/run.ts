@@ -1,0 +1,182 @@
+/**
+ * `lightsop run`: execute a plan with a skills module (contract.md, spec 6.13). An invalid plan
+ * runs nothing (exit 2); a bad skills module, a missing file or a missing LLM configuration is a
+ * one-line error (exit 3). Ctrl-C or --timeout abort cleanly and still print what finished.
+ */
+import path from 'node:path';
+import pc from 'picocolors';
+import { analyzePlan, isEnglishSource } from '@lightsop/core';
+import {
+  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor,
+  dataText, resolveLlmSettings, type CommandRegistry, type RunEvent, type Value,
+} from '@lightsop/runtime';
+import { findConfig } from '../config';
+import { CliError } from '../errors';
+import { expandPaths, readPlanFile, stripBom } from '../files';
+import type { Io } from '../io';
+import { loadSkills, skillsPathFor } from '../skills';
+
+export interface RunOptions {
+  readonly skills?: string;
+  readonly input?: string;
+  readonly json?: boolean;
+  readonly timeout?: number;
+  readonly concurrency?: number;
+  readonly llmBaseUrl?: string;
+  readonly llmModel?: string;
+}
+
+const USAGE = 3;
+
+/** A registry for plans run without skills: only the built-in `assign` works. */
+const EMPTY_REGISTRY: CommandRegistry = {
+  listCommands: () => [],
+  executeCommand(payload) {
+    throw new Error(`Unknown command ${payload.command}: no skills module was given (--skills or lightsop.config.json)`);
+  },
+};
+
+/** Parses `--timeout`: seconds, or a number with `ms`, `s` or `m`. */
+export function parseDuration(value: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (!m) throw new Error('expected a duration such as 30, 30s, 500ms or 2m');
+  const n = Number(m[1]);
+  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
+}
+
+function oneLine(text: string, max = 70): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+}
+
+export interface ProcessSignals {
+  onInterrupt(handler: () => void): () => void;
+}
+
+export async function runCommand(plan: string, options: RunOptions, io: Io, signals?: ProcessSignals): Promise<number> {
+  const files = expandPaths([plan], io.cwd, USAGE);
+  if (files.length !== 1) throw new CliError(`${plan}: give exactly one plan file`, USAGE);
+  const file = files[0]!;
+  const { text } = stripBom(readPlanFile(file, USAGE));
+  const dir = file.absolute ? path.dirname(file.absolute) : io.cwd;
+  const inputSupplied = options.input !== undefined;
+  const english = isEnglishSource(text);
+
+  // Validate before loading anything: an invalid plan executes nothing.
+  if (!english) {
+    const errors = analyzePlan(text, { inputDeclared: inputSupplied }).diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0) {
+      if (options.json) {
+        io.stdout(JSON.stringify({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
+      } else {
+        for (const d of errors) io.stderr(`${file.display}:${d.range.line}:${d.range.column}: error: ${d.message} [${d.code}]\n`);
+        io.stderr(`lightsop: ${file.display} is not a valid plan; nothing was run\n`);
+      }
+      return 2;
+    }
+  }
+
+  const skillsPath = skillsPathFor(options.skills, dir, io.cwd);
+  let registry = EMPTY_REGISTRY;
+  if (skillsPath) {
+    const loaded = await loadSkills(skillsPath, USAGE, io.cwd);
+    if (!loaded.registry) throw new CliError(`${path.relative(io.cwd, skillsPath) || skillsPath}: run needs a skills module (.mjs or .js) that executes commands; a JSON description only lists them`, USAGE);
+    registry = loaded.registry;
+  }
+
+  let llmAgent: OpenAiCompatibleAgent | null = null;
+  if (english) {
+    const settings = resolveLlmSettings({ baseUrl: options.llmBaseUrl, model: options.llmModel }, process.env, findConfig(dir)?.llm);
+    if (!settings.baseUrl || !settings.model) {
+      throw new CliError(`${file.display} is an english script and needs a language model: pass --llm-base-url and --llm-model, set LIGHTSOP_LLM_BASE_URL and LIGHTSOP_LLM_MODEL, or add "llm" to lightsop.config.json`, USAGE);
+    }
+    llmAgent = new OpenAiCompatibleAgent({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey });
+  }
+
+  if (inputSupplied && /^\s*@input(\s|$)/m.test(text)) {
+    io.stderr(`lightsop: warning: ${file.display} declares @input and --input is given; @input takes the input's value and its command does not run\n`);
+  }
+
+  const live = io.isTTY && !options.json;
+  const c = pc.createColors(io.color);
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = options.timeout ? setTimeout(() => {
+    timedOut = true;
+    controller.abort(new Error('timeout'));
+  }, options.timeout) : null;
+  let interrupts = 0;
+  const detach = signals?.onInterrupt(() => {
+    interrupts++;
+    if (interrupts > 1) process.exit(130);
+    io.stderr('\nlightsop: interrupted; waiting for running commands to settle (Ctrl-C again to quit at once)\n');
+    controller.abort(new Error('interrupted'));
+  });
+
+  const onEvent = live ? (e: RunEvent) => {
+    if (e.type === 'command-started') io.stdout(`${c.dim('…')} @${e.variable} ${c.dim(oneLine(e.raw))}\n`);
+    else if (e.type === 'variable-settled') io.stdout(`${glyph(e.status, c)} @${e.variable} ${c.dim(oneLine(e.value))}\n`);
+    else if (e.type === 'plan-generated') io.stdout(c.dim(`generated plan (${e.reason}, attempt ${e.attempt}):\n${e.code}\n`));
+  } : undefined;
+
+  const interpreter = new Interpreter({
+    registry,
+    input: options.input,
+    executionMonitor: new UnlimitedExecutionMonitor(),
+    llmAgent,
+    concurrency: options.concurrency,
+    signal: controller.signal,
+    onEvent,
+  });
+  const started = Date.now();
+  let commands: string[] = [];
+  let aborted = false;
+  try {
+    const result = await interpreter.updateCode(text);
+    commands = result.commands;
+    aborted = result.aborted;
+  } catch (error) {
+    if (error instanceof PlanValidationError) {
+      // A generated plan that never became valid, or an english revision error.
+      throw new CliError(`${file.display}: ${error.message}`, 1);
+    }
+    if (error instanceof ConfigurationError) throw new CliError(error.message, USAGE);
+    if (error instanceof PlanGenerationError) {
+      if (options.json) io.stdout(JSON.stringify({ variables: {}, failures: [], commands: [], error: error.message }) + '\n');
+      throw new CliError(`${file.display}: no valid plan was generated: ${error.message}`, 1);
+    }
+    throw error;
+  } finally {
+    if (timer) clearTimeout(timer);
+    detach?.();
+  }
+
+  const declared = interpreter.entries().filter((e) => e.declaration !== null);
+  const variables: Record<string, { status: string; value: string }> = {};
+  for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
+  const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
+  if (options.json) {
+    io.stdout(JSON.stringify({ variables, failures, commands }) + '\n');
+  } else {
+    io.stdout(summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c));
+  }
+  if (aborted) io.stderr(`lightsop: ${timedOut ? `timed out after ${options.timeout} ms` : 'interrupted'}; the results above are what finished\n`);
+  return declared.every((e) => e.value.status === 'success') ? 0 : 1;
+}
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+function glyph(status: string, c: Colors): string {
+  if (status === 'success') return c.green('✓');
+  if (status === 'fail') return c.red('✗');
+  if (status === 'canceled') return c.yellow('⊘');
+  return c.dim('○');
+}
+
+function summary(rows: { name: string; value: Value }[], ms: number, c: Colors): string {
+  const width = Math.min(24, Math.max(0, ...rows.map((r) => r.name.length + 1)));
+  const out = rows.map((r) => `${glyph(r.value.status, c)} ${`@${r.name}`.padEnd(width)}  ${r.value.status.padEnd(9)} ${oneLine(dataText(r.value))}`);
+  const count = (s: string) => rows.filter((r) => r.value.status === s).length;
+  out.push(`${rows.length} variable${rows.length === 1 ? '' : 's'}: ${count('success')} succeeded, ${count('fail')} failed, ${count('canceled')} canceled, ${count('undefined')} not run (${ms} ms)`);
+  return out.join('\n') + '\n';
+}

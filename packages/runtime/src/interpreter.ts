@@ -1,0 +1,755 @@
+/**
+ * The plan interpreter (sections 6 to 8): a variable table kept across updates, updates applied
+ * all-or-nothing after validation, the invalidation pass and propagation rules that decide what
+ * re-runs, a dataflow scheduler, and the english generate-run-revise loop. It never starts a plan
+ * that has errors, and it never imports anything from an editor.
+ */
+import { analyzePlan, isEnglishSource, parsePlan, signatureOf, type Argument, type Declaration } from '@lightsop/core';
+import { cancelHeuristic as builtinHeuristic } from './cancel-heuristic';
+import { buildGenerationPrompt, finalCommandsAvailable, stripFences, type GenerationRequest } from './english/prompt';
+import { ConfigurationError, PlanGenerationError, PlanValidationError } from './errors';
+import { isLlmAgent, type LlmAgent, type PromptOptions } from './llm/agent';
+import { ensureMonitor, type ExecutionMonitor } from './monitor';
+import { createResponder } from './responder';
+import { ReadyQueue } from './scheduler';
+import { listRegistryCommands, type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
+import {
+  createValue, failValue, normalizeStatus, propagatedCanceledValue, publicForm, undefinedValue,
+  type RootCause, type Status, type Value,
+} from './values';
+
+export interface Failure {
+  variable: string;
+  reason: unknown;
+}
+
+export interface PlanGeneratedEvent {
+  code: string;
+  previousCode: string | null;
+  reason: 'initial' | 'failure';
+  attempt: number;
+}
+
+/** Progress events for editors and the CLI (6.12). */
+export type RunEvent =
+  | { type: 'run-started' }
+  | { type: 'command-started'; variable: string; command: string; raw: string; lineNumber: number }
+  | { type: 'variable-settled'; variable: string; status: Status; value: string; lineNumber: number }
+  | { type: 'run-finished'; aborted: boolean; halted: boolean }
+  | { type: 'plan-generated'; code: string; reason: 'initial' | 'failure'; attempt: number };
+
+export interface InterpreterOptions {
+  /** contract.md form (a); `toCommandRegistry` adapts a skills map. */
+  registry: CommandRegistry;
+  /** Creates the implicit variable `input` (6.11); `undefined` means no input. */
+  input?: unknown;
+  onFail?: (failures: Failure[]) => void;
+  executionMonitor?: ExecutionMonitor;
+  autoCancel?: boolean;
+  cancelHeuristic?: CancelHeuristic;
+  llmAgent?: LlmAgent | null;
+  maxLlmaRounds?: number;
+  generateOnly?: boolean;
+  onPlanGenerated?: (event: PlanGeneratedEvent) => void;
+  model?: string;
+  tags?: string[];
+  reasoningEffort?: string;
+  llmInvocationContext?: { userPrompt: string; history?: unknown[] };
+  /** Aborts every run of this interpreter (6.12). */
+  signal?: AbortSignal;
+  /** Most commands running at once; unbounded by default. */
+  concurrency?: number;
+  onEvent?: (event: RunEvent) => void;
+}
+
+export interface UpdateOptions {
+  /** Run only these declarations and their ancestors ("run up to here"). */
+  targets?: readonly string[];
+  /** Aborts this update. */
+  signal?: AbortSignal;
+}
+
+export interface UpdateResult {
+  /** True when a signal stopped the run; values settled so far are kept. */
+  aborted: boolean;
+  /** `raw` of every command started by this update, replans included, in start order. */
+  commands: string[];
+  /** Variables whose status is `fail`, in table order, with their public form. */
+  failures: Failure[];
+}
+
+export interface VariableSnapshot {
+  name: string;
+  status: Status;
+  /** Public form (5.3). */
+  value: unknown;
+  raw: string;
+  data: unknown;
+  /** 0 for the implicit input. */
+  lineNumber: number;
+}
+
+const RESET_COMMANDS = new Set(['final_answer', 'cannot_complete']);
+/** Synchronous scheduling rounds before the scheduler yields to the event loop. */
+const YIELD_EVERY = 256;
+
+/** One row of the variable table. */
+class Entry {
+  decl: Declaration | null = null;
+  command = '';
+  args: readonly Argument[] = [];
+  dependencies: readonly string[] = [];
+  signature: string | null = null;
+  lineNumber = 0;
+  comment = '';
+  commentLines: readonly string[] = [];
+  value: Value = undefinedValue('', 'internal');
+  deps: Entry[] = [];
+  dependents: Entry[] = [];
+  level = 0;
+  queued = false;
+  constructor(readonly name: string) {}
+}
+
+/** What one update is doing: its signal, targets and log. */
+interface RunContext {
+  readonly signal: AbortSignal | null;
+  readonly allowed: Set<Entry> | null;
+  readonly commands: string[];
+  halt: Error | null;
+  aborted: boolean;
+}
+
+function anySignal(signals: (AbortSignal | undefined | null)[]): AbortSignal | null {
+  const list = signals.filter((s): s is AbortSignal => Boolean(s));
+  if (list.length === 0) return null;
+  if (list.length === 1) return list[0]!;
+  return AbortSignal.any(list);
+}
+
+function errorMessage(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+export class Interpreter {
+  private readonly table = new Map<string, Entry>();
+  private readonly registry: CommandRegistry;
+  private readonly monitor: ExecutionMonitor;
+  private readonly options: InterpreterOptions;
+  private autoCancel: boolean;
+  private heuristic: CancelHeuristic;
+  private queue: Promise<unknown> = Promise.resolve();
+  private source = '';
+  private lastRunState: { aborted: boolean; halted: boolean } | null = null;
+  /** Settles when every queued update, replans included, has settled. */
+  ready: Promise<unknown> = Promise.resolve();
+
+  constructor(options: InterpreterOptions) {
+    const registry = options.registry as Partial<CommandRegistry> | null | undefined;
+    if (!registry || typeof registry !== 'object') throw new TypeError('commandsRegistry must be an object');
+    if (typeof registry.executeCommand !== 'function') throw new TypeError('commandsRegistry.executeCommand must be a function');
+    if (typeof registry.listCommands !== 'function') throw new TypeError('commandsRegistry.listCommands must be a function');
+    if (options.llmAgent !== undefined && options.llmAgent !== null && !isLlmAgent(options.llmAgent)) {
+      throw new TypeError('LLMAgent must provide executePrompt(promptText)');
+    }
+    this.registry = options.registry;
+    this.options = options;
+    this.monitor = ensureMonitor(options.executionMonitor);
+    this.autoCancel = options.autoCancel ?? this.registry.autoCancel === true;
+    this.heuristic = options.cancelHeuristic ?? (typeof this.registry.cancelHeuristic === 'function' ? this.registry.cancelHeuristic : builtinHeuristic);
+  }
+
+  /** The source of the plan that was last applied (for english scripts: the generated plan). */
+  get currentSourceCode(): string {
+    return this.source;
+  }
+
+  /** Whether the last run was aborted or halted, or null before the first run. */
+  get lastRun(): { aborted: boolean; halted: boolean } | null {
+    return this.lastRunState;
+  }
+
+  get executionMonitor(): ExecutionMonitor {
+    return this.monitor;
+  }
+
+  /** Turns automatic cancellation on or off, optionally with another heuristic (6.8). */
+  enableAutoCancel(flag = true, heuristic?: CancelHeuristic | null): void {
+    this.autoCancel = Boolean(flag);
+    if (typeof heuristic === 'function') this.heuristic = heuristic;
+  }
+
+  /** The public form of a variable's value, or `undefined` for an unknown name (5.3). */
+  getVarValue(name: string): unknown {
+    const entry = this.table.get(name);
+    return entry ? publicForm(entry.value) : undefined;
+  }
+
+  /** The value record of a variable (a copy). */
+  getValue(name: string): Value | undefined {
+    const entry = this.table.get(name);
+    return entry ? { ...entry.value } : undefined;
+  }
+
+  /** Every variable in table order, the implicit input included. */
+  snapshot(): VariableSnapshot[] {
+    return [...this.table.values()].map((e) => ({
+      name: e.name,
+      status: e.value.status,
+      value: publicForm(e.value),
+      raw: e.value.raw,
+      data: e.value.data,
+      lineNumber: e.lineNumber,
+    }));
+  }
+
+  /** Names in table order, with the declaration fields of each entry. */
+  entries(): { name: string; command: string; arguments: readonly Argument[]; dependencies: readonly string[]; dependents: string[]; comment: string; commentLines: readonly string[]; lineNumber: number; declaration: Declaration | null; value: Value }[] {
+    return [...this.table.values()].map((e) => ({
+      name: e.name, command: e.command, arguments: e.args, dependencies: e.dependencies, dependents: e.dependents.map((d) => d.name),
+      comment: e.comment, commentLines: e.commentLines, lineNumber: e.lineNumber, declaration: e.decl, value: e.value,
+    }));
+  }
+
+  /**
+   * Applies a new version of the plan and runs it (6.2). Updates are serialised; a rejected
+   * update changes nothing and does not block later ones.
+   */
+  updateCode(source: string, options: UpdateOptions = {}): Promise<UpdateResult> {
+    if (typeof source !== 'string') return Promise.reject(new TypeError('LightSOPLang code must be a string'));
+    const task = () => this.applyUpdate(source, options);
+    const result = this.queue.then(task, task);
+    this.queue = result.catch(() => undefined);
+    this.ready = result;
+    return result;
+  }
+
+  /** Replaces a variable's value from outside (a host), with a fresh timestamp. */
+  setValue(name: string, status: Status, data: unknown): void {
+    const entry = this.table.get(name);
+    if (!entry) throw new Error(`No variable ${name}`);
+    entry.value = createValue(status, data, 'host');
+  }
+
+  // ---------------------------------------------------------------- updates
+
+  private async applyUpdate(source: string, options: UpdateOptions): Promise<UpdateResult> {
+    const ctx: RunContext = {
+      signal: anySignal([this.options.signal, options.signal]),
+      allowed: null,
+      commands: [],
+      halt: null,
+      aborted: false,
+    };
+    if (isEnglishSource(source)) return this.englishUpdate(source, ctx, options);
+    this.validateAndApply(source);
+    return this.runAndSettle(ctx, options, null);
+  }
+
+  private inputSupplied(): boolean {
+    return this.options.input !== undefined;
+  }
+
+  /** Validates a plan (sections 3 and 4) and applies it to the table, or throws and changes nothing. */
+  private validateAndApply(source: string): void {
+    const analysis = analyzePlan(source, { inputDeclared: this.inputSupplied() });
+    const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
+    if (errors.length > 0) throw new PlanValidationError(errors, source);
+    this.apply(analysis.plan.declarations);
+    this.source = source;
+  }
+
+  /** Steps 3 to 8 of 6.2. */
+  private apply(declarations: readonly Declaration[]): void {
+    const table = this.table;
+    const seen = new Set<string>();
+    const reset: Entry[] = [];
+    for (const d of declarations) {
+      if (seen.has(d.name)) continue;
+      seen.add(d.name);
+      let entry = table.get(d.name);
+      if (!entry) {
+        entry = new Entry(d.name);
+        table.set(d.name, entry);
+      }
+      const signature = signatureOf(d);
+      if (entry.signature !== signature || RESET_COMMANDS.has(d.command!.name) || d.name === 'lastAnswer') reset.push(entry);
+      entry.signature = signature;
+      entry.decl = d;
+      entry.command = d.command!.name;
+      entry.args = d.arguments;
+      entry.dependencies = d.dependencies;
+      entry.lineNumber = d.lineNumber;
+      entry.comment = d.comment;
+      entry.commentLines = d.commentLines;
+    }
+    const input = this.inputSupplied();
+    for (const name of [...table.keys()]) {
+      if (!seen.has(name) && !(name === 'input' && input)) table.delete(name);
+    }
+    if (input && !seen.has('input')) {
+      let entry = table.get('input');
+      if (!entry) {
+        entry = new Entry('input');
+        table.set('input', entry);
+      }
+      entry.decl = null;
+      entry.signature = null;
+      entry.command = '';
+      entry.args = [];
+      entry.dependencies = [];
+      entry.lineNumber = 0;
+      this.forceInput(entry);
+    }
+    this.rebuildGraph();
+    for (const entry of reset) entry.value = undefinedValue('definition changed', 'definition');
+    if (input && seen.has('input')) this.forceInput(table.get('input')!);
+  }
+
+  private forceInput(entry: Entry): void {
+    const input = this.options.input;
+    if (entry.value.status !== 'success' || entry.value.data !== input) entry.value = createValue('success', input, 'input');
+  }
+
+  /** Dependents in table order, and levels (longest dependency path), without recursion. */
+  private rebuildGraph(): void {
+    for (const e of this.table.values()) {
+      e.dependents = [];
+      e.deps = [];
+      e.level = 0;
+    }
+    for (const e of this.table.values()) {
+      for (const name of e.dependencies) {
+        const dep = this.table.get(name)!;
+        e.deps.push(dep);
+        dep.dependents.push(e);
+      }
+    }
+    const remaining = new Map<Entry, number>();
+    const order: Entry[] = [];
+    for (const e of this.table.values()) {
+      remaining.set(e, e.deps.length);
+      if (e.deps.length === 0) order.push(e);
+    }
+    for (let i = 0; i < order.length; i++) {
+      const e = order[i]!;
+      for (const d of e.dependents) {
+        if (d.level < e.level + 1) d.level = e.level + 1;
+        const left = remaining.get(d)! - 1;
+        remaining.set(d, left);
+        if (left === 0) order.push(d);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------- runs
+
+  private async runAndSettle(ctx: RunContext, options: UpdateOptions, english: EnglishState | null): Promise<UpdateResult> {
+    await this.run(ctx, options);
+    if (ctx.halt) throw ctx.halt;
+    if (!ctx.aborted && english && (await this.revise(ctx, options, english))) {
+      return this.runAndSettle(ctx, options, english);
+    }
+    const failures = this.failures();
+    if (!ctx.aborted && failures.length > 0 && this.options.onFail) {
+      try {
+        this.options.onFail(failures);
+      } catch {
+        // An exception thrown by onFail is swallowed (6.10).
+      }
+    }
+    return { aborted: ctx.aborted, commands: ctx.commands, failures };
+  }
+
+  private failures(): Failure[] {
+    const out: Failure[] = [];
+    for (const e of this.table.values()) if (e.value.status === 'fail') out.push({ variable: e.name, reason: publicForm(e.value) });
+    return out;
+  }
+
+  /** One run (6.3): the invalidation pass, then execution. */
+  private async run(ctx: RunContext, options: UpdateOptions): Promise<void> {
+    if (this.table.size === 0) return;
+    (ctx as { allowed: Set<Entry> | null }).allowed = this.allowedEntries(options.targets);
+    this.emit({ type: 'run-started' });
+    this.invalidate();
+    await this.execute(ctx);
+    this.lastRunState = { aborted: ctx.aborted, halted: ctx.halt !== null };
+    this.emit({ type: 'run-finished', aborted: ctx.aborted, halted: ctx.halt !== null });
+  }
+
+  private allowedEntries(targets: readonly string[] | undefined): Set<Entry> | null {
+    if (!targets) return null;
+    const allowed = new Set<Entry>();
+    const stack: Entry[] = [];
+    for (const t of targets) {
+      const e = this.table.get(t);
+      if (e) stack.push(e);
+    }
+    while (stack.length > 0) {
+      const e = stack.pop()!;
+      if (allowed.has(e)) continue;
+      allowed.add(e);
+      for (const d of e.deps) stack.push(d);
+    }
+    return allowed;
+  }
+
+  /** The invalidation pass (6.3 step 2), in table order, then propagation from its seeds. */
+  private invalidate(): void {
+    const undefinedSeeds: Entry[] = [];
+    const cancelSeeds: Entry[] = [];
+    for (const v of this.table.values()) {
+      const canceled = v.deps.find((d) => d.value.status === 'canceled');
+      if (canceled) {
+        v.value = propagatedCanceledValue(rootCauseOf(canceled), canceled.name);
+        cancelSeeds.push(v);
+        continue;
+      }
+      if (v.value.status === 'canceled') {
+        v.value = undefinedValue('cancellation cleared', 'recovery');
+        undefinedSeeds.push(v);
+        continue;
+      }
+      let reason: string | null = null;
+      let newest = -Infinity;
+      for (const d of v.deps) {
+        const status = d.value.status;
+        if (status === 'undefined') {
+          reason = `waiting for ${d.name}`;
+          break;
+        }
+        if (status === 'fail') {
+          reason = `dependency failure ${d.name}`;
+          break;
+        }
+        if (d.value.timestamp > newest) newest = d.value.timestamp;
+      }
+      if (reason === null && v.deps.length > 0 && !(v.value.timestamp >= newest)) reason = 'stale dependency';
+      if (reason !== null && !(v.value.status === 'undefined' && v.value.data === reason)) {
+        v.value = undefinedValue(reason, 'dependency');
+        undefinedSeeds.push(v);
+      }
+    }
+    this.propagateUndefined(undefinedSeeds);
+    this.propagateCanceled(cancelSeeds);
+  }
+
+  /** Breadth-first over dependents; every dependent that is not undefined becomes `upstream P` (6.5). */
+  private propagateUndefined(seeds: readonly Entry[], ctx?: RunContext): void {
+    if (seeds.length === 0) return;
+    const visited = new Set<Entry>(seeds);
+    const queue = [...seeds];
+    for (let i = 0; i < queue.length; i++) {
+      const p = queue[i]!;
+      for (const d of p.dependents) {
+        if (d.value.status !== 'undefined') {
+          d.value = undefinedValue(`upstream ${p.name}`, 'propagation');
+          if (ctx) this.settled(d);
+        }
+        if (!visited.has(d)) {
+          visited.add(d);
+          queue.push(d);
+        }
+      }
+    }
+  }
+
+  /** Breadth-first over dependents; each becomes the propagated cancellation of P's root cause via P (6.5). */
+  private propagateCanceled(seeds: readonly Entry[], ctx?: RunContext): void {
+    if (seeds.length === 0) return;
+    const visited = new Set<Entry>(seeds);
+    const queue = [...seeds];
+    for (let i = 0; i < queue.length; i++) {
+      const p = queue[i]!;
+      const root = rootCauseOf(p);
+      for (const d of p.dependents) {
+        d.value = propagatedCanceledValue(root, p.name);
+        if (ctx) this.settled(d);
+        if (!visited.has(d)) {
+          visited.add(d);
+          queue.push(d);
+        }
+      }
+    }
+  }
+
+  private isReady(e: Entry): boolean {
+    if (e.value.status !== 'undefined') return false;
+    for (const d of e.deps) if (d.value.status !== 'success') return false;
+    return true;
+  }
+
+  /** The dataflow scheduler (7.2). Resolves when nothing runs and nothing (allowed) is ready. */
+  private execute(ctx: RunContext): Promise<void> {
+    const queue = new ReadyQueue<Entry>();
+    const allowed = ctx.allowed;
+    const limit = this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity;
+    const listed = new Set(listRegistryCommands(this.registry).map((c) => c.name));
+    const builtinAssign = !listed.has('assign');
+    for (const e of this.table.values()) if ((!allowed || allowed.has(e)) && this.isReady(e)) queue.push(e);
+
+    return new Promise<void>((resolve) => {
+      let running = 0;
+      let flushPending = false;
+      let syncRounds = 0;
+      let done = false;
+      const stopped = () => ctx.halt !== null || ctx.aborted;
+      const finish = () => {
+        if (done) return;
+        done = true;
+        queue.clear();
+        ctx.signal?.removeEventListener('abort', onAbort);
+        resolve();
+      };
+      const flush = () => {
+        flushPending = false;
+        if (ctx.signal?.aborted) ctx.aborted = true;
+        while (!stopped() && running < limit && queue.size > 0) {
+          const e = queue.pop()!;
+          if (!this.isReady(e)) continue;
+          running++;
+          this.executeEntry(e, ctx, builtinAssign).then(() => settle(e));
+        }
+        if (running === 0) finish();
+      };
+      const settle = (e: Entry) => {
+        running--;
+        if (e.value.status === 'success' && !stopped()) {
+          for (const d of e.dependents) if ((!allowed || allowed.has(d)) && this.isReady(d)) queue.push(d);
+        }
+        if (running === 0 && syncRounds < YIELD_EVERY) {
+          // Nothing else is in flight, so no other completion can be waiting: go on at once.
+          syncRounds++;
+          flush();
+        } else if (!flushPending) {
+          flushPending = true;
+          syncRounds = 0;
+          setImmediate(flush);
+        }
+      };
+      const onAbort = () => {
+        ctx.aborted = true;
+        if (running === 0) finish();
+      };
+      ctx.signal?.addEventListener('abort', onAbort, { once: true });
+      flush();
+    });
+  }
+
+  /** Executes one declaration and stores and propagates its outcome (6.4). */
+  private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean): Promise<void> {
+    const args: unknown[] = [];
+    for (const a of e.args) args.push(a.kind === 'literal' ? a.value : this.table.get(a.name)!.value.data);
+    const raw = [e.command, ...args].join(' ');
+    try {
+      this.monitor.beforeExecuteCommand(e.command, raw);
+    } catch (error) {
+      ctx.halt = error instanceof Error ? error : new Error(String(error));
+      return;
+    }
+    ctx.commands.push(raw);
+    this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber });
+    const responder = createResponder(e.name, e.command, this.autoCancel, this.heuristic);
+    const payload: CommandPayload = {
+      command: e.command,
+      args,
+      raw,
+      variable: e.name,
+      lineNumber: e.lineNumber,
+      comment: e.comment,
+      commentLines: [...e.commentLines],
+      ...(ctx.signal ? { signal: ctx.signal } : {}),
+    };
+    let result: unknown;
+    try {
+      const returned = e.command === 'assign' && builtinAssign
+        ? builtinAssignCommand(payload, responder.api)
+        : await this.registry.executeCommand(payload, responder.api);
+      result = returned ?? responder.last();
+    } catch (error) {
+      e.value = failValue(error instanceof Error ? error.message : String(error), 'exception');
+      this.settled(e);
+      if (this.report(e, errorMessage(error), ctx)) this.propagateUndefined([e], ctx);
+      return;
+    }
+    this.store(e, result, ctx);
+  }
+
+  /** Classifies a command's outcome (the table of 6.4) and propagates it. */
+  private store(e: Entry, result: unknown, ctx: RunContext): void {
+    if (!result) {
+      e.value = undefinedValue('command returned no response', 'command');
+      this.settled(e);
+      this.propagateUndefined([e], ctx);
+      return;
+    }
+    const r = result as Partial<Value>;
+    const status = typeof result === 'object' && r.raw && r.status ? normalizeStatus(r.status) : null;
+    if (!status) {
+      e.value = failValue('invalid result from executeCommand', 'validation');
+      this.settled(e);
+      if (this.report(e, 'invalid result from executeCommand', ctx)) this.propagateUndefined([e], ctx);
+      return;
+    }
+    const value = { ...(result as Value), status } as Value;
+    if (!Number.isFinite(value.timestamp)) value.timestamp = createValue(status, '', 'command').timestamp;
+    if (status !== 'canceled') value.rootCause = null;
+    if (status === 'fail' && !value.data) value.data = 'unknown failure';
+    if (status === 'canceled' && !value.rootCause) value.rootCause = { name: e.name, reason: value.data };
+    e.value = value;
+    this.settled(e);
+    if (status === 'fail') {
+      if (this.report(e, value.data, ctx)) this.propagateUndefined([e], ctx);
+    } else if (status === 'undefined') this.propagateUndefined([e], ctx);
+    else if (status === 'canceled') this.propagateCanceled([e], ctx);
+    else this.propagateUndefined(e.dependents, ctx);
+  }
+
+  /** Reports a failure to the monitor; false (and the run halts) when the monitor throws. */
+  private report(e: Entry, reason: unknown, ctx: RunContext): boolean {
+    try {
+      this.monitor.reportCommandFailure(e.command, reason);
+      return true;
+    } catch (error) {
+      ctx.halt = error instanceof Error ? error : new Error(String(error));
+      return false;
+    }
+  }
+
+  private settled(e: Entry): void {
+    if (!this.options.onEvent) return;
+    this.emit({ type: 'variable-settled', variable: e.name, status: e.value.status, value: String(publicForm(e.value)), lineNumber: e.lineNumber });
+  }
+
+  private emit(event: RunEvent): void {
+    const listener = this.options.onEvent;
+    if (!listener) return;
+    try {
+      listener(event);
+    } catch {
+      // A listener's failure must not break the run.
+    }
+  }
+
+  // ---------------------------------------------------------------- english scripts (section 8)
+
+  private async englishUpdate(source: string, ctx: RunContext, options: UpdateOptions): Promise<UpdateResult> {
+    const agent = this.options.llmAgent;
+    if (!agent) throw new ConfigurationError('LLMAgent is required to process #!english scripts');
+    const rounds = this.options.maxLlmaRounds ?? 5;
+    if (!(rounds > 0)) throw new ConfigurationError(`maxLlmaRounds must be at least 1 (got ${String(rounds)})`);
+    const english: EnglishState = { instructions: parsePlan(source).plan.english!.instructions, attempt: 0, rounds, history: [] };
+    let failures: Failure[] = [];
+    let lastError: Error | null = null;
+    // The initial plan: every failed generation is a failed round while rounds remain (Q11).
+    while (english.attempt < english.rounds) {
+      const reason = english.attempt === 0 ? 'initial' : 'failure';
+      const code = await this.generate(english, reason, failures, ctx);
+      try {
+        if (this.options.generateOnly) {
+          this.source = code;
+          return { aborted: false, commands: [], failures: [] };
+        }
+        this.checkGenerated(code);
+        this.validateAndApply(code);
+        return this.runAndSettle(ctx, options, english);
+      } catch (error) {
+        if (!(error instanceof PlanGenerationError || error instanceof PlanValidationError)) throw error;
+        lastError = error;
+        failures = [{ variable: '__plan__', reason: `plan-error:${error.message}` }];
+      }
+    }
+    throw lastError ?? new PlanGenerationError('no plan was generated', english.attempt);
+  }
+
+  /** Asks the model for a plan; a blank answer or a model error is a PlanGenerationError. */
+  private async generate(english: EnglishState, reason: 'initial' | 'failure', failures: Failure[], ctx: RunContext): Promise<string> {
+    const commands = listRegistryCommands(this.registry);
+    const request: GenerationRequest = {
+      instructions: english.instructions,
+      attempt: english.attempt,
+      reason,
+      failures,
+      variables: reason === 'initial' ? [] : this.snapshot().map((v) => ({ name: v.name, status: v.status, value: v.value })),
+      previousCode: reason === 'initial' ? null : this.source || null,
+      history: english.history.map((h) => ({ ...h })),
+      commands,
+    };
+    const prompt = buildGenerationPrompt(request, { supplied: this.inputSupplied(), value: this.options.input });
+    this.monitor.beforeRegenerateScript({ prompt, request });
+    const previousCode = request.previousCode;
+    english.attempt++;
+    let answer: unknown;
+    try {
+      const base: PromptOptions = { model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort, signal: ctx.signal ?? undefined };
+      const invocation = this.options.llmInvocationContext;
+      answer = invocation && typeof invocation.userPrompt === 'string'
+        ? await this.options.llmAgent!.executePrompt(invocation.userPrompt, { ...base, history: [{ role: 'system', content: prompt }, ...(invocation.history ?? [])] })
+        : await this.options.llmAgent!.executePrompt(prompt, base);
+    } catch (error) {
+      if (ctx.signal?.aborted) throw error;
+      throw new PlanGenerationError(`the language model failed: ${errorMessage(error)}`, english.attempt);
+    }
+    if (typeof answer !== 'string' || answer.trim() === '') throw new PlanGenerationError('LLMAgent returned empty code', english.attempt);
+    const code = stripFences(answer);
+    english.history.push({ attempt: english.attempt, reason, code });
+    this.emit({ type: 'plan-generated', code, reason, attempt: english.attempt - 1 });
+    if (this.options.onPlanGenerated) {
+      try {
+        this.options.onPlanGenerated({ code, previousCode, reason, attempt: english.attempt - 1 });
+      } catch {
+        // The host's callback must not break generation.
+      }
+    }
+    return code;
+  }
+
+  /** A generated plan must contain a final declaration when final commands are available (8.4). */
+  private checkGenerated(code: string): void {
+    if (!finalCommandsAvailable(listRegistryCommands(this.registry))) return;
+    const { plan } = parsePlan(code);
+    if (!plan.declarations.some((d) => d.command && RESET_COMMANDS.has(d.command.name))) {
+      throw new PlanGenerationError('LightSOPLang plans generated from #!english must include at least one "final_answer" or "cannot_complete" declaration (for example "@lastAnswer final_answer <final text>").', 0);
+    }
+  }
+
+  /**
+   * After a run of an english script: while rounds remain and variables failed or canceled, ask
+   * for a revision and apply it (8.5). Returns true when a revised plan was applied.
+   */
+  private async revise(ctx: RunContext, _options: UpdateOptions, english: EnglishState): Promise<boolean> {
+    let failures: Failure[] = [];
+    for (const e of this.table.values()) if (e.value.status === 'fail' || e.value.status === 'canceled') failures.push({ variable: e.name, reason: publicForm(e.value) });
+    if (failures.length === 0) return false;
+    while (english.attempt < english.rounds) {
+      let code: string;
+      try {
+        code = await this.generate(english, 'failure', failures, ctx);
+        this.checkGenerated(code);
+        this.validateAndApply(code);
+        return true;
+      } catch (error) {
+        if (!(error instanceof PlanGenerationError || error instanceof PlanValidationError)) throw error;
+        failures = [{ variable: '__plan__', reason: `plan-error:${error.message}` }];
+      }
+    }
+    return false;
+  }
+}
+
+interface EnglishState {
+  instructions: string;
+  attempt: number;
+  rounds: number;
+  history: { attempt: number; reason: string; code: string }[];
+}
+
+function rootCauseOf(e: Entry): RootCause {
+  return e.value.rootCause ?? { name: e.name, reason: e.value.data };
+}
+
+/** The built-in `assign` (6.7): arguments as text joined by single spaces. */
+function builtinAssignCommand(payload: CommandPayload, responder: Responder): unknown {
+  return responder.success(payload.args.map((a) => (a === null || a === undefined ? '' : String(a))).join(' '));
+}

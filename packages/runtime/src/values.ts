@@ -1,0 +1,112 @@
+/**
+ * The value model (section 5): four statuses, value records with strictly increasing
+ * timestamps, root causes of cancellations, and the public text form every host shows.
+ */
+
+export type Status = 'success' | 'fail' | 'undefined' | 'canceled';
+
+export interface RootCause {
+  /** The variable whose command canceled. */
+  name: string;
+  /** Normalised reason (5.5). */
+  reason: unknown;
+  command?: string | null;
+  heuristic?: unknown;
+  source?: string;
+}
+
+export interface Value {
+  status: Status;
+  /** Success: the command's data as given; otherwise the reason text. */
+  data: unknown;
+  timestamp: number;
+  /** `TIMESTAMP:STATUS:DATA`; shown in snapshots, parsed by nothing. */
+  raw: string;
+  rootCause: RootCause | null;
+  /** Propagated cancellations: the upstream variable it arrived through. */
+  via: string | null;
+  /** Informational label of what produced the value. */
+  origin: string;
+  [extra: string]: unknown;
+}
+
+let lastTimestamp = 0;
+
+/** Wall-clock milliseconds, forced to increase strictly within the process (5.4). */
+export function nextTimestamp(): number {
+  const now = Math.trunc(Date.now());
+  lastTimestamp = now > lastTimestamp ? now : lastTimestamp + 1;
+  return lastTimestamp;
+}
+
+const ALIASES: Record<string, Status> = {
+  success: 'success', fail: 'fail', undefined: 'undefined', canceled: 'canceled',
+  cancelled: 'canceled', cancled: 'canceled', cancel: 'canceled',
+};
+
+/** Reads a status from text: trimmed, lower-cased, with the cancel aliases; null otherwise. */
+export function normalizeStatus(status: unknown): Status | null {
+  if (!status) return null;
+  const key = String(status).trim().toLowerCase();
+  return Object.prototype.hasOwnProperty.call(ALIASES, key) ? ALIASES[key]! : null;
+}
+
+/** Creates a value; `null`/`undefined` data is stored as the empty string. */
+export function createValue(status: Status, data: unknown, origin: string, extra?: { rootCause?: RootCause | null; via?: string | null; timestamp?: number }): Value {
+  const timestamp = extra?.timestamp ?? nextTimestamp();
+  const payload = data ?? '';
+  return {
+    status,
+    data: payload,
+    timestamp,
+    raw: `${timestamp}:${status}:${String(payload)}`,
+    rootCause: status === 'canceled' ? (extra?.rootCause ?? null) : null,
+    via: extra?.via ?? null,
+    origin,
+  };
+}
+
+export const successValue = (data: unknown, origin = 'command'): Value => createValue('success', data, origin);
+export const failValue = (reason: unknown, origin = 'internal'): Value => createValue('fail', reason, origin);
+export const undefinedValue = (reason: unknown = '', origin = 'internal'): Value => createValue('undefined', reason, origin);
+
+/** `no reason provided` for an absent or blank reason; otherwise the trimmed text (5.5). */
+export function normalizeCancelReason(reason: unknown): string {
+  if (reason === null || reason === undefined) return 'no reason provided';
+  return String(reason).trim() || 'no reason provided';
+}
+
+/** A root cancellation: `command C canceled (R)`. */
+export function rootCanceledValue(variable: string, reason: unknown, origin: string, meta: { command?: string | null; heuristic?: unknown; source?: string } = {}): Value {
+  const text = normalizeCancelReason(reason);
+  return createValue('canceled', `command ${meta.command ?? variable} canceled (${text})`, origin, {
+    rootCause: { name: variable, reason: text, command: meta.command ?? null, heuristic: meta.heuristic ?? null, source: meta.source ?? origin },
+  });
+}
+
+/** A propagated cancellation: `because command L canceled (R) via V`. */
+export function propagatedCanceledValue(rootCause: RootCause, via: string): Value {
+  const label = rootCause.command || rootCause.name;
+  return createValue('canceled', `because command ${label} canceled (${normalizeCancelReason(rootCause.reason)}) via ${via}`, 'propagation', { rootCause, via });
+}
+
+/** The public text form (5.3): data for success, `fail:R`, `undefined[:R]`, `canceled:R`. */
+export function publicForm(value: Value | undefined): unknown {
+  if (!value) return undefined;
+  const data = value.data ?? '';
+  switch (value.status) {
+    case 'success':
+      return data;
+    case 'undefined':
+      return data === '' || data === null ? 'undefined' : `undefined:${String(data)}`;
+    case 'fail':
+      return `fail:${String(data)}`;
+    default:
+      return `canceled:${String(data)}`;
+  }
+}
+
+/** The value's data as text, without a status prefix (the CLI's JSON `value`). */
+export function dataText(value: Value): string {
+  return String(value.data ?? '');
+}
