@@ -94,6 +94,8 @@ export class TestClient {
   readonly diagnosticsLog: PublishDiagnosticsParams[] = [];
   /** Every window/showMessage the server sent. */
   readonly messages: { type: number; message: string }[] = [];
+  /** Every window/logMessage the server sent (the server logs exceptions it turned into results). */
+  readonly logs: { type: number; message: string }[] = [];
   /** Every client/registerCapability request the server sent. */
   readonly registrations: { id: string; method: string; registerOptions?: unknown }[] = [];
   private readonly versions = new Map<string, number>();
@@ -108,7 +110,9 @@ export class TestClient {
       this.messages.push(p);
       this.wake();
     });
-    connection.onNotification('window/logMessage', () => undefined);
+    connection.onNotification('window/logMessage', (p: { type: number; message: string }) => {
+      this.logs.push(p);
+    });
     connection.onRequest('client/registerCapability', (p: { registrations: { id: string; method: string; registerOptions?: unknown }[] }) => {
       this.registrations.push(...p.registrations);
       this.wake();
@@ -200,16 +204,22 @@ export class TestClient {
  * writers rather than raw streams, so closing them never exits the test process.
  */
 export function startInProcess(): TestClient {
+  return startInProcessWithStreams().client;
+}
+
+/** Like startInProcess, and also returns the raw streams, for tests that write bytes themselves. */
+export function startInProcessWithStreams(): { client: TestClient; toServer: PassThrough; toClient: PassThrough } {
   const toServer = new PassThrough();
   const toClient = new PassThrough();
   const serverConnection = createConnection(ProposedFeatures.all, new StreamMessageReader(toServer), new StreamMessageWriter(toClient));
   const server = createServer(serverConnection);
   serverConnection.listen();
   const client = createMessageConnection(new StreamMessageReader(toClient), new StreamMessageWriter(toServer));
-  return new TestClient(client, () => {
+  const testClient = new TestClient(client, () => {
     server.dispose();
     serverConnection.dispose();
   });
+  return { client: testClient, toServer, toClient };
 }
 
 /** Starts, initializes and opens one plan; returns the client and the first diagnostics. */
