@@ -2,7 +2,7 @@
 // related information, the Unnecessary tag, severities, edits and versions.
 import { afterEach, describe, expect, it } from 'vitest';
 import { DiagnosticSeverity, DiagnosticTag, type Diagnostic } from 'vscode-languageserver';
-import { openPlan, startInProcess, textOf, type TestClient } from './helpers';
+import { openPlan, startInProcess, startInProcessWithStreams, textOf, type TestClient } from './helpers';
 
 let client: TestClient | undefined;
 afterEach(() => {
@@ -155,5 +155,23 @@ describe('diagnostics', () => {
     ({ client } = await openPlan(text));
     const { diagnostics } = await client.diagnosticsFor('file:///plans/test.sop', 1);
     expect(byCode(diagnostics, 'undefined-variable')[0]!.range).toEqual({ start: { line: 1, character: 8 }, end: { line: 1, character: 16 } });
+  });
+
+  it('coalesces a burst of edits into one analysis with the diagnosticsDelay setting', async () => {
+    const started = startInProcessWithStreams();
+    client = started.client;
+    await client.initialize({ initializationOptions: { diagnosticsDelay: 200 } });
+    const uri = 'file:///plans/burst.sop';
+    await client.open(uri, '@a emit 1\n');
+    await client.diagnosticsFor(uri, 1);
+    // Three edits in one write: the server reads them all before its timer can fire.
+    const frame = (version: number, text: string) => {
+      const json = JSON.stringify({ jsonrpc: '2.0', method: 'textDocument/didChange', params: { textDocument: { uri, version }, contentChanges: [{ text }] } });
+      return `Content-Length: ${Buffer.byteLength(json, 'utf8')}\r\n\r\n${json}`;
+    };
+    started.toServer.write(frame(2, '@a emit $x\n') + frame(3, '@a emit $y\n') + frame(4, '@a emit $z\n'));
+    const last = await client.diagnosticsFor(uri, 4);
+    expect(last.diagnostics[0]!.message).toContain("'z'");
+    expect(client.diagnosticsLog.filter((p) => p.uri === uri).map((p) => p.version)).toEqual([1, 4]);
   });
 });

@@ -158,4 +158,19 @@ describe('workspace', () => {
     await client.connection.sendNotification('workspace/didChangeWatchedFiles', { changes: [{ uri: uriOf('skills.json'), type: 2 }] });
     expect(unknownCommands(await client.diagnostics(plan, () => true, mark))).toHaveLength(1);
   });
+
+  it('picks up a workspace folder added later (workspace/didChangeWorkspaceFolders)', async () => {
+    write('lightsop.config.json', { skills: './skills.json' });
+    write('skills.json', { fetch: 'x' });
+    client = startInProcess();
+    await client.initialize({ workspaceFolders: [] });
+    const plan = uriOf('plan.sop');
+    await client.open(plan, PLAN);
+    expect(unknownCommands(await client.diagnosticsFor(plan, 1))).toEqual([]);
+    const mark = client.diagnosticsLog.length;
+    await client.connection.sendNotification('workspace/didChangeWorkspaceFolders', {
+      event: { added: [{ uri: pathToFileURL(dir).href, name: 'ws' }], removed: [] },
+    });
+    expect(unknownCommands(await client.diagnostics(plan, () => true, mark))).toHaveLength(1);
+  });
 });
