@@ -75,6 +75,10 @@ describe('completion', () => {
     expect(labels(list)).toContain('@later');
     expect(labels(list)).toContain('@name command');
     expect(newText(list.items.find((i) => i.label === '@later')!)).toBe('@later ');
+    // Renaming the name of an existing header: no snippets, and no extra space.
+    const inHeader = await completeAgain('@a emit $later\n@la<|> emit 1');
+    expect(labels(inHeader)).toEqual(['@later']);
+    expect(newText(inHeader.items[0]!)).toBe('@later');
   });
 
   it('offers nothing inside a string, a comment, continuation text or after a literal', async () => {

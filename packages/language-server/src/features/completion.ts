@@ -40,7 +40,7 @@ export interface CompletionOptions {
 /** Where the cursor is, syntactically. `from` is where the word being completed starts. */
 type Context =
   | { readonly kind: 'line-start'; readonly from: number }
-  | { readonly kind: 'name'; readonly from: number }
+  | { readonly kind: 'name'; readonly from: number; readonly restOfLineBlank: boolean }
   | { readonly kind: 'command'; readonly from: number }
   | { readonly kind: 'argument'; readonly from: number; readonly declName: string }
   | { readonly kind: 'none' };
@@ -102,7 +102,11 @@ export function completionContext(text: string, offset: number): Context {
     index = tokens.length;
     from = offset;
   }
-  if (index === 0) return { kind: 'name', from };
+  if (index === 0) {
+    let k = offset;
+    while (k < text.length && text.charCodeAt(k) !== 10 && isWhitespace(text.charCodeAt(k))) k++;
+    return { kind: 'name', from, restOfLineBlank: k === text.length || text.charCodeAt(k) === 10 };
+  }
   if (index === 1) return { kind: 'command', from };
   const prefix = text.slice(from, offset);
   if (prefix !== '' && !prefix.startsWith('$')) return NONE;
@@ -232,7 +236,7 @@ function variableItems(input: CompletionInput, ctx: { from: number; declName: st
 }
 
 /** Names used as `$name` but declared nowhere, offered after `@` to declare them. */
-function missingNameItems(input: CompletionInput, from: number, offset: number): CompletionItem[] {
+function missingNameItems(input: CompletionInput, from: number, offset: number, trailingSpace: boolean): CompletionItem[] {
   const { symbols } = input.analyzed.analysis;
   const range = input.positions.range({ start: from, end: offset });
   const out: CompletionItem[] = [];
@@ -244,7 +248,7 @@ function missingNameItems(input: CompletionInput, from: number, offset: number):
       detail: 'used but not declared',
       sortText: `1${name}`,
       filterText: `@${name}`,
-      textEdit: { range, newText: `@${name} ` },
+      textEdit: { range, newText: trailingSpace ? `@${name} ` : `@${name}` },
     });
   }
   return out;
@@ -258,7 +262,14 @@ export function getCompletions(input: CompletionInput, position: Position, optio
     case 'line-start':
       return { isIncomplete: false, items: snippetItems(input, ctx, offset, options) };
     case 'name':
-      return { isIncomplete: false, items: [...snippetItems(input, ctx, offset, options), ...missingNameItems(input, ctx.from, offset)] };
+      // Snippets would clash with a header that already goes on after the cursor.
+      return {
+        isIncomplete: false,
+        items: [
+          ...(ctx.restOfLineBlank ? snippetItems(input, ctx, offset, options) : []),
+          ...missingNameItems(input, ctx.from, offset, ctx.restOfLineBlank),
+        ],
+      };
     case 'command':
       return { isIncomplete: false, items: commandItems(input, ctx.from, offset) };
     case 'argument': {
