@@ -1,5 +1,5 @@
 /** Runs the CLI in-process (runCli with a captured Io) or as the built binary. */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -55,4 +55,20 @@ export function tempTree(files: Record<string, string>): string {
     writeFileSync(file, text);
   }
   return dir;
+}
+
+/** Runs the built binary without blocking this process (needed when the test also serves HTTP). */
+export function lightsopAsync(args: string[], options: { cwd?: string; input?: string; env?: Record<string, string> } = {}): Promise<CliRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(repoRoot, 'packages/cli/bin/lightsop.js'), ...args], {
+      cwd: options.cwd ?? repoRoot,
+      env: { ...process.env, NO_COLOR: '1', ...options.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    child.on('close', (code) => resolve({ code: code ?? -1, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+  });
 }

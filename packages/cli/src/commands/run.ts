@@ -177,6 +177,8 @@ function summary(rows: { name: string; value: Value }[], ms: number, c: Colors):
   const width = Math.min(24, Math.max(0, ...rows.map((r) => r.name.length + 1)));
   const out = rows.map((r) => `${glyph(r.value.status, c)} ${`@${r.name}`.padEnd(width)}  ${r.value.status.padEnd(9)} ${oneLine(dataText(r.value))}`);
   const count = (s: string) => rows.filter((r) => r.value.status === s).length;
+  const answer = rows.find((r) => r.name === 'lastAnswer' && r.value.status === 'success');
+  if (answer) out.push('', c.bold('Answer:'), dataText(answer.value), '');
   out.push(`${rows.length} variable${rows.length === 1 ? '' : 's'}: ${count('success')} succeeded, ${count('fail')} failed, ${count('canceled')} canceled, ${count('undefined')} not run (${ms} ms)`);
   return out.join('\n') + '\n';
 }

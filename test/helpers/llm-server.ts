@@ -1,0 +1,115 @@
+/**
+ * A scripted OpenAI-compatible Chat Completions server on 127.0.0.1 for tests: real HTTP, so the
+ * real client (retries, streaming, abort) is exercised. The script maps each request to a reply.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+export interface ChatRequest {
+  model: string;
+  messages: { role: string; content: string }[];
+  stream?: boolean;
+  tools?: unknown[];
+  [key: string]: unknown;
+}
+
+export interface ScriptedReply {
+  /** The assistant's text. */
+  text?: string;
+  /** An HTTP error status instead of a reply (e.g. 429, 500). */
+  status?: number;
+  /** Wait before answering (the client may abort meanwhile). */
+  delayMs?: number;
+  /** Tool calls for function-calling clients. */
+  toolCalls?: { name: string; arguments: unknown }[];
+}
+
+export type Script = (request: ChatRequest, index: number) => ScriptedReply | string | Promise<ScriptedReply | string>;
+
+export interface LlmServer {
+  /** Base URL to give the client, ending in /v1. */
+  readonly url: string;
+  readonly requests: ChatRequest[];
+  /** The last user message of each request. */
+  prompts(): string[];
+  close(): Promise<void>;
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let body = '';
+    req.setEncoding('utf8');
+    req.on('data', (c) => (body += c));
+    req.on('end', () => resolve(body));
+    req.on('error', reject);
+  });
+}
+
+function completion(model: string, reply: ScriptedReply) {
+  const toolCalls = reply.toolCalls?.map((t, i) => ({ id: `call_${i}`, type: 'function', function: { name: t.name, arguments: JSON.stringify(t.arguments) } }));
+  return {
+    id: 'chatcmpl-test',
+    object: 'chat.completion',
+    created: Math.floor(Date.now() / 1000),
+    model,
+    choices: [{ index: 0, finish_reason: toolCalls ? 'tool_calls' : 'stop', message: { role: 'assistant', content: reply.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) } }],
+    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+  };
+}
+
+export async function startLlmServer(script: Script): Promise<LlmServer> {
+  const requests: ChatRequest[] = [];
+  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
+      res.writeHead(404).end();
+      return;
+    }
+    const request = JSON.parse(await readBody(req)) as ChatRequest;
+    const index = requests.length;
+    requests.push(request);
+    let reply: ScriptedReply;
+    try {
+      const r = await script(request, index);
+      reply = typeof r === 'string' ? { text: r } : r;
+    } catch (error) {
+      reply = { status: 500, text: String(error) };
+    }
+    if (reply.delayMs) {
+      const closed = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(false), reply.delayMs);
+        res.on('close', () => {
+          clearTimeout(timer);
+          resolve(true);
+        });
+      });
+      if (closed) return;
+    }
+    if (reply.status && reply.status >= 400) {
+      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: reply.text ?? 'scripted error', type: 'server_error' } }));
+      return;
+    }
+    if (request.stream) {
+      res.writeHead(200, { 'content-type': 'text/event-stream' });
+      const text = reply.text ?? '';
+      const pieces = text.match(/[\s\S]{1,7}/g) ?? [];
+      for (const piece of pieces) {
+        res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: request.model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`);
+      }
+      res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: request.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+      res.end('data: [DONE]\n\n');
+      return;
+    }
+    res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(request.model, reply)));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/v1`,
+    requests,
+    prompts: () => requests.map((r) => [...r.messages].reverse().find((m) => m.role === 'user')?.content ?? ''),
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
