@@ -94,6 +94,26 @@ describe('completion', () => {
     expect(labels(list)).toContain('$page');
   });
 
+  it('answers from the current text right after an edit of a large plan', async () => {
+    // On a plan this size the server may answer from the previous analysis (analysing takes
+    // longer than its completion budget); either way the cursor context and the edit range
+    // must come from the text as it is now.
+    const lines = ['@v0 emit start'];
+    for (let i = 1; i < 20000; i++) lines.push(`@v${i} step $v${i - 1} "arg ${i}"`);
+    const text = lines.join('\n') + '\n';
+    client = startInProcess();
+    await client.initialize();
+    await client.open(uri, text);
+    await client.diagnosticsFor(uri, 1);
+    const end = { line: lines.length, character: 0 };
+    await client.change(uri, [{ range: { start: end, end }, text: '@last final_answer $' }]);
+    const list = await client.request<CompletionList>('textDocument/completion', { textDocument: { uri }, position: { line: lines.length, character: 20 } });
+    expect(list.isIncomplete).toBe(true);
+    expect(list.items[0]!.label).toBe('$v19999');
+    expect(list.items).toHaveLength(200);
+    expect((list.items[0]!.textEdit as TextEdit).range).toEqual({ start: { line: lines.length, character: 19 }, end: { line: lines.length, character: 20 } });
+  });
+
   it('sends plain text instead of snippets to a client without snippet support', async () => {
     const list = await complete('<|>', { capabilities: {} });
     expect(list.items.every((i) => i.insertTextFormat === InsertTextFormat.PlainText)).toBe(true);
