@@ -75,6 +75,11 @@ export function uriToPath(uri: string): string | null {
   }
 }
 
+/** A path as compared: Windows paths are case-insensitive (and clients disagree on the drive letter's case). */
+function pathKey(p: string): string {
+  return process.platform === 'win32' ? p.toLowerCase() : p;
+}
+
 function isModulePath(file: string): boolean {
   return MODULE_EXTENSIONS.has(path.extname(file).toLowerCase());
 }
@@ -163,8 +168,8 @@ export class Workspace {
    * config or skills file is among them. Returns when those reloads finished.
    */
   async filesChanged(uris: readonly string[]): Promise<void> {
-    const paths = new Set(uris.map(uriToPath).filter((p): p is string => p !== null).map((p) => path.resolve(p)));
-    const affected = this.folders.filter((f) => paths.has(f.configPath) || (f.skillsPath !== null && paths.has(f.skillsPath)));
+    const paths = new Set(uris.map(uriToPath).filter((p): p is string => p !== null).map((p) => pathKey(path.resolve(p))));
+    const affected = this.folders.filter((f) => paths.has(pathKey(f.configPath)) || (f.skillsPath !== null && paths.has(pathKey(f.skillsPath))));
     for (const folder of affected) this.reload(folder);
     await Promise.all(affected.map((f) => this.ready(f.uri)));
   }
@@ -184,11 +189,13 @@ export class Workspace {
 
   /** The innermost folder containing `uri`. */
   private folderFor(uri: string): Folder | null {
-    const file = uriToPath(uri);
-    if (file === null) return null;
+    const found = uriToPath(uri);
+    if (found === null) return null;
+    const file = pathKey(found);
     let best: Folder | null = null;
     for (const f of this.folders) {
-      const inside = file === f.path || file.startsWith(f.path.endsWith(path.sep) ? f.path : f.path + path.sep);
+      const dir = pathKey(f.path);
+      const inside = file === dir || file.startsWith(dir.endsWith(path.sep) ? dir : dir + path.sep);
       if (inside && (!best || f.path.length > best.path.length)) best = f;
     }
     return best;
