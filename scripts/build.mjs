@@ -27,6 +27,8 @@ const targets = [
   { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, banner: esmBanner },
   { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'] },
+  // The language server again, inside the extension, so that the .vsix is self-contained.
+  { entry: 'packages/language-server/src/main.ts', out: 'extension/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/graph/webview.ts', out: 'extension/dist/graph-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
   { entry: 'extension/src/chat/webview.ts', out: 'extension/dist/chat-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
 ];

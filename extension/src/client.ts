@@ -1,0 +1,37 @@
+/**
+ * Starts the bundled language server (dist/server.cjs, built from packages/language-server)
+ * and tells it whether the workspace is trusted: only then does it import a skills module to
+ * learn the commands (completion, unknown-command). When the user grants trust later, the
+ * server hears it through `lightsop/setTrusted`.
+ */
+import * as vscode from 'vscode';
+import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
+import { LANGUAGE_ID } from './language';
+import { SET_TRUSTED_METHOD, type LightsopInitializationOptions, type SetTrustedParams } from './server-protocol';
+
+export async function startClient(context: vscode.ExtensionContext): Promise<LanguageClient> {
+  const module = context.asAbsolutePath('dist/server.cjs');
+  const serverOptions: ServerOptions = {
+    run: { module, transport: TransportKind.ipc },
+    debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
+  };
+  const initializationOptions: LightsopInitializationOptions = { trusted: vscode.workspace.isTrusted };
+  const clientOptions: LanguageClientOptions = {
+    documentSelector: [
+      { scheme: 'file', language: LANGUAGE_ID },
+      { scheme: 'untitled', language: LANGUAGE_ID },
+    ],
+    initializationOptions,
+    // No configuration sync: the server also reads `trusted` from didChangeConfiguration, and
+    // workspace settings of an untrusted folder must not be able to claim trust.
+  };
+  const client = new LanguageClient('lightsoplang', 'LightSOPLang Language Server', serverOptions, clientOptions);
+  context.subscriptions.push(
+    vscode.workspace.onDidGrantWorkspaceTrust(() => {
+      const params: SetTrustedParams = { trusted: true };
+      void client.sendNotification(SET_TRUSTED_METHOD, params);
+    }),
+  );
+  await client.start();
+  return client;
+}

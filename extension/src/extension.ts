@@ -1,0 +1,100 @@
+/**
+ * The LightSOPLang extension: the language (grammar and configuration come from package.json),
+ * the bundled language server, and the commands of the contract's "VS Code extension surface":
+ * Run Plan, Run up to Here, Lint Workspace, Show Plan Graph and Set LLM API Key. Entry point:
+ * `activate`. Everything that runs plans goes through PlanRunner, which owns the interpreters.
+ */
+import * as vscode from 'vscode';
+import type { LanguageClient } from 'vscode-languageclient/node';
+import { setApiKey } from './api-key';
+import { startClient } from './client';
+import { PlanCodeLens } from './codelens';
+import { GraphPanels } from './graph/panel';
+import { COMMANDS, DISPLAY_NAME, isPlanDocument, LANGUAGE_ID } from './language';
+import { lintWorkspaceCommand, WorkspaceLinter } from './lint-workspace';
+import { declarationAt, forgetDocument } from './plan-index';
+import { InlineResults } from './run/inline-results';
+import { ResultsStore } from './run/results';
+import { PlanRunner } from './run/runner';
+import { VariablesView } from './run/variables-view';
+
+let client: LanguageClient | null = null;
+
+/** The plan document a command is about: its URI argument (CodeLens, menus), else the active editor. */
+async function targetDocument(arg: unknown): Promise<vscode.TextDocument | null> {
+  if (arg instanceof vscode.Uri) return vscode.workspace.openTextDocument(arg);
+  const editor = vscode.window.activeTextEditor;
+  if (editor && isPlanDocument(editor.document)) return editor.document;
+  const visible = vscode.window.visibleTextEditors.find((e) => isPlanDocument(e.document));
+  if (visible) return visible.document;
+  void vscode.window.showInformationMessage(`${DISPLAY_NAME}: open a .sop plan first.`);
+  return null;
+}
+
+async function revealLine(uri: vscode.Uri, line: number): Promise<void> {
+  const doc = await vscode.workspace.openTextDocument(uri);
+  const existing = vscode.window.visibleTextEditors.find((e) => e.document === doc);
+  const editor = await vscode.window.showTextDocument(doc, { viewColumn: existing?.viewColumn ?? vscode.ViewColumn.One, preserveFocus: false });
+  const target = Math.min(Math.max(0, line - 1), doc.lineCount - 1);
+  const pos = new vscode.Position(target, doc.lineAt(target).firstNonWhitespaceCharacterIndex);
+  editor.selection = new vscode.Selection(pos, pos);
+  editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
+}
+
+export async function activate(context: vscode.ExtensionContext): Promise<void> {
+  const output = vscode.window.createOutputChannel(DISPLAY_NAME);
+  const results = new ResultsStore();
+  const runner = new PlanRunner(context.secrets, results, output);
+  const graphs = new GraphPanels(context.extensionUri, results, (uri) => runner.generatedPlan(uri), revealLine);
+  const linter = new WorkspaceLinter(output);
+  const codeLens = new PlanCodeLens();
+  context.subscriptions.push(
+    output, results, runner, graphs, linter,
+    new InlineResults(results),
+    new VariablesView(results),
+    runner.onDidGeneratePlan((uri) => graphs.planGenerated(uri)),
+    vscode.languages.registerCodeLensProvider({ language: LANGUAGE_ID }, codeLens),
+    vscode.workspace.onDidCloseTextDocument((doc) => {
+      if (!isPlanDocument(doc)) return;
+      forgetDocument(doc.uri);
+    }),
+    vscode.commands.registerCommand(COMMANDS.runPlan, async (arg?: unknown) => {
+      const doc = await targetDocument(arg);
+      if (doc) await runner.run(doc);
+    }),
+    vscode.commands.registerCommand(COMMANDS.runToHere, async (arg?: unknown) => {
+      const doc = await targetDocument(arg);
+      if (!doc) return;
+      const editor = vscode.window.visibleTextEditors.find((e) => e.document === doc);
+      const line = editor?.selection.active.line ?? 0;
+      const decl = declarationAt(doc, line);
+      if (!decl) {
+        void vscode.window.showInformationMessage(`${DISPLAY_NAME}: put the cursor on a declaration to run it and what it depends on.`);
+        return;
+      }
+      await runner.run(doc, [decl.name]);
+    }),
+    vscode.commands.registerCommand(COMMANDS.showGraph, async (arg?: unknown) => {
+      const doc = await targetDocument(arg);
+      if (doc) graphs.show(doc);
+    }),
+    vscode.commands.registerCommand(COMMANDS.lintWorkspace, () => lintWorkspaceCommand(linter)),
+    vscode.commands.registerCommand(COMMANDS.setApiKey, () => setApiKey(context.secrets)),
+    vscode.commands.registerCommand(COMMANDS.revealVariable, (uri: vscode.Uri, line: number) => revealLine(uri, line)),
+  );
+
+  output.appendLine(`[${DISPLAY_NAME}] activated; workspace ${vscode.workspace.isTrusted ? 'trusted' : 'not trusted: skills modules are not loaded'}`);
+  try {
+    client = await startClient(context);
+    output.appendLine(`[${DISPLAY_NAME}] language server started`);
+  } catch (error) {
+    output.appendLine(`[${DISPLAY_NAME}] the language server did not start: ${(error as Error)?.message ?? String(error)}`);
+    void vscode.window.showErrorMessage(`${DISPLAY_NAME}: the language server did not start; see the "${DISPLAY_NAME}" output.`);
+  }
+}
+
+export async function deactivate(): Promise<void> {
+  const c = client;
+  client = null;
+  if (c) await c.stop();
+}

@@ -1,0 +1,94 @@
+/**
+ * The Plan Graph page: a strict Content Security Policy (no inline script; the one script must
+ * carry the nonce; the one style block too), so the page runs nothing but graph-webview.js. Pure function, no `vscode` import,
+ * so the webview tests can load exactly this page.
+ */
+
+export interface GraphHtmlOptions {
+  /** `webview.cspSource`: the origin that serves the extension's local resources. */
+  readonly cspSource: string;
+  /** `asWebviewUri` of dist/graph-webview.js. */
+  readonly scriptUri: string;
+  /** A fresh random nonce per page. */
+  readonly nonce: string;
+}
+
+const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+
+/** A nonce: 32 characters from [A-Za-z0-9], from a cryptographic source. */
+export function makeNonce(random: (bytes: number) => Uint8Array): string {
+  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+  return Array.from(random(32), (b) => chars[b % chars.length]).join('');
+}
+
+export function graphHtml(o: GraphHtmlOptions): string {
+  const csp = [
+    "default-src 'none'",
+    `img-src ${o.cspSource} data:`,
+    `style-src ${o.cspSource} 'nonce-${o.nonce}'`,
+    `font-src ${o.cspSource}`,
+    `script-src 'nonce-${o.nonce}'`,
+  ].join('; ');
+  return `<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
+<meta name="viewport" content="width=device-width, initial-scale=1.0">
+<title>Plan Graph</title>
+<style nonce="${o.nonce}">
+  :root {
+    --lsop-success: var(--vscode-testing-iconPassed, #388a34);
+    --lsop-fail: var(--vscode-testing-iconFailed, #e51400);
+    --lsop-canceled: var(--vscode-charts-orange, #d18616);
+    --lsop-running: var(--vscode-charts-blue, #1a85ff);
+    --lsop-undefined: var(--vscode-disabledForeground, #8c8c8c);
+    --lsop-node-bg: var(--vscode-editorWidget-background, #f3f3f3);
+    --lsop-border: var(--vscode-editorWidget-border, #c8c8c8);
+  }
+  html, body { margin: 0; padding: 0; height: 100%; }
+  body { font-family: var(--vscode-font-family, sans-serif); font-size: var(--vscode-font-size, 13px);
+         color: var(--vscode-foreground, #333); background: var(--vscode-editor-background, #fff); }
+  header { display: flex; flex-wrap: wrap; gap: 0.3em 1em; align-items: baseline; padding: 6px 12px;
+           border-bottom: 1px solid var(--lsop-border); }
+  header > * { white-space: nowrap; }
+  header h1 { font-size: 1.05em; margin: 0; font-weight: 600; }
+  #summary { opacity: 0.8; }
+  .legend { margin-left: auto; display: flex; gap: 0.8em; font-size: 0.9em; }
+  .legend span { white-space: nowrap; }
+  .legend span::before { content: ""; display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em;
+                         border-radius: 2px; vertical-align: -0.05em; background: currentColor; }
+  .legend .success { color: var(--lsop-success); } .legend .fail { color: var(--lsop-fail); }
+  .legend .running { color: var(--lsop-running); } .legend .canceled { color: var(--lsop-canceled); }
+  .legend .undefined { color: var(--lsop-undefined); }
+  #note { padding: 1em 12px; opacity: 0.85; }
+  body { display: flex; flex-direction: column; }
+  #canvas { overflow: auto; flex: 1; }
+  svg { display: block; margin: 12px auto; }
+  .node { cursor: pointer; }
+  .node rect { fill: var(--lsop-node-bg); stroke: var(--lsop-border); stroke-width: 1.5; }
+  .node:hover rect, .node:focus rect { stroke: var(--vscode-focusBorder, #0090f1); stroke-width: 2.5; }
+  .node:focus { outline: none; }
+  .node .name { font-weight: 600; fill: var(--vscode-foreground, #333); }
+  .node .command { fill: var(--vscode-descriptionForeground, #717171); font-family: var(--vscode-editor-font-family, monospace); }
+  .node.status-success rect { stroke: var(--lsop-success); fill: color-mix(in srgb, var(--lsop-success) 18%, var(--lsop-node-bg)); }
+  .node.status-fail rect { stroke: var(--lsop-fail); fill: color-mix(in srgb, var(--lsop-fail) 18%, var(--lsop-node-bg)); }
+  .node.status-canceled rect { stroke: var(--lsop-canceled); fill: color-mix(in srgb, var(--lsop-canceled) 18%, var(--lsop-node-bg)); }
+  .node.status-undefined rect { stroke: var(--lsop-undefined); stroke-dasharray: 5 3; }
+  .node.status-running rect { stroke: var(--lsop-running); stroke-width: 3; animation: pulse 1s ease-in-out infinite alternate; }
+  @keyframes pulse { from { stroke-opacity: 1; } to { stroke-opacity: 0.35; } }
+  .edge { fill: none; stroke: var(--vscode-editorLineNumber-foreground, #999); stroke-width: 1.4; }
+  .arrow { fill: var(--vscode-editorLineNumber-foreground, #999); }
+</style>
+</head>
+<body>
+<header><h1 id="title">Plan Graph</h1><span id="summary"></span>
+  <span class="legend"><span class="success">success</span><span class="fail">fail</span><span class="running">running</span><span class="canceled">canceled</span><span class="undefined">undefined</span></span>
+</header>
+<div id="note" hidden></div>
+<div id="canvas"></div>
+<script nonce="${o.nonce}" src="${escapeAttr(o.scriptUri)}"></script>
+</body>
+</html>
+`;
+}

@@ -1,0 +1,272 @@
+/**
+ * Run Plan and Run up to Here: runs the plan of an editor with the runtime's Interpreter, one
+ * interpreter per document kept between runs, so that running again after an edit only re-runs
+ * what changed and what depends on it (the runtime's incremental update, 6.6). Shows a progress
+ * notification with Cancel, logs every step to the output channel and feeds the results store
+ * (inline results, Plan Variables view, live graph colours).
+ *
+ * Skills modules are loaded only in a trusted workspace (skills.ts); the LLM API key for
+ * `#!english` plans comes from SecretStorage and is never logged.
+ */
+import { createHash } from 'node:crypto';
+import { statSync } from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { analyzePlan, isEnglishSource } from '@lightsop/core';
+import {
+  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor,
+  dataText, type CommandRegistry, type RunEvent,
+} from '@lightsop/runtime';
+import { getApiKey } from '../api-key';
+import { planSettings } from '../settings';
+import { loadSkillsForHost, SkillsRefusedError } from '../skills';
+import { oneLine, STATUS_GLYPH, type ResultsStore, type VariableState } from './results';
+
+/** Without a skills file only the built-in `assign` works, as with `lightsop run`. */
+const EMPTY_REGISTRY: CommandRegistry = {
+  listCommands: () => [],
+  executeCommand(payload) {
+    throw new Error(`Unknown command ${payload.command}: no skills module is configured (lightsop.skills or lightsop.config.json)`);
+  },
+};
+
+interface Session {
+  readonly interpreter: Interpreter;
+  /** Identifies the skills and LLM the interpreter was made with; a change means a new one. */
+  readonly key: string;
+  running: AbortController | null;
+  /** For english scripts, the plan the model wrote last. */
+  generated: string | null;
+}
+
+export interface RunOutcome {
+  readonly ran: boolean;
+  readonly aborted?: boolean;
+  readonly counts?: Record<string, number>;
+}
+
+export class PlanRunner implements vscode.Disposable {
+  private readonly sessions = new Map<string, Session>();
+  private readonly generatedEmitter = new vscode.EventEmitter<string>();
+  /** Fires with a document URI when an english script's generated plan changed. */
+  readonly onDidGeneratePlan = this.generatedEmitter.event;
+
+  constructor(
+    private readonly secrets: vscode.SecretStorage,
+    private readonly results: ResultsStore,
+    private readonly output: vscode.OutputChannel,
+  ) {}
+
+  dispose(): void {
+    for (const s of this.sessions.values()) s.running?.abort(new Error('the extension was deactivated'));
+    this.sessions.clear();
+    this.generatedEmitter.dispose();
+  }
+
+  /** The plan generated for an english script in its last run, if any. */
+  generatedPlan(uri: string): string | null {
+    return this.sessions.get(uri)?.generated ?? null;
+  }
+
+  isRunning(uri: string): boolean {
+    return Boolean(this.sessions.get(uri)?.running);
+  }
+
+  forget(uri: string): void {
+    const s = this.sessions.get(uri);
+    s?.running?.abort(new Error('the document was closed'));
+    this.sessions.delete(uri);
+  }
+
+  private log(line: string): void {
+    this.output.appendLine(line);
+  }
+
+  /** Runs the plan of `doc`; with `targets`, only those declarations and their dependencies. */
+  async run(doc: vscode.TextDocument, targets?: readonly string[]): Promise<RunOutcome> {
+    const uri = doc.uri.toString();
+    const file = path.basename(doc.uri.fsPath || doc.uri.path);
+    if (this.sessions.get(uri)?.running) {
+      void vscode.window.showInformationMessage(`LightSOPLang: ${file} is already running; cancel it from its progress notification first.`);
+      return { ran: false };
+    }
+    const text = doc.getText().replace(/^\uFEFF/, '');
+    const english = isEnglishSource(text);
+
+    // An invalid plan runs nothing (6.2): say so and point at the Problems panel.
+    if (!english) {
+      const errors = analyzePlan(text, { inputDeclared: false }).diagnostics.filter((d) => d.severity === 'error');
+      if (errors.length > 0) {
+        this.reportInvalid(file, errors.map((d) => `${file}:${d.range.line}:${d.range.column}: ${d.message} [${d.code}]`));
+        return { ran: false };
+      }
+    }
+
+    const settings = planSettings(doc.uri);
+    let registry = EMPTY_REGISTRY;
+    let skillsNote = 'no skills configured: only assign works';
+    let skillsStamp = 'none';
+    if (settings.skillsPath) {
+      try {
+        const loaded = await loadSkillsForHost(settings.skillsPath);
+        if (!loaded.registry) {
+          void vscode.window.showErrorMessage(
+            `LightSOPLang: ${path.basename(settings.skillsPath)} is a JSON skills description: it lists commands but cannot run them. Point lightsop.config.json's "skills" (or the lightsop.skills setting) at a skills module (.mjs or .js) to run plans.`,
+          );
+          return { ran: false };
+        }
+        registry = loaded.registry;
+        skillsNote = `skills: ${settings.skillsPath}`;
+        skillsStamp = `${settings.skillsPath}@${statSync(settings.skillsPath, { throwIfNoEntry: false })?.mtimeMs ?? 0}`;
+      } catch (error) {
+        const message = error instanceof SkillsRefusedError ? error.message : `Cannot load the skills from ${settings.skillsOrigin}: ${(error as Error).message}`;
+        this.log(`[run] ${file}: ${message}`);
+        if (error instanceof SkillsRefusedError) {
+          void vscode.window.showWarningMessage(`LightSOPLang: ${message}`, 'Manage Workspace Trust').then((pick) => {
+            if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
+          });
+        } else {
+          void vscode.window.showErrorMessage(`LightSOPLang: ${message}`);
+        }
+        return { ran: false };
+      }
+    }
+
+    let llmAgent: OpenAiCompatibleAgent | null = null;
+    let llmStamp = 'none';
+    if (english) {
+      const { baseUrl, model } = settings.llm;
+      const envBase = process.env.LIGHTSOP_LLM_BASE_URL;
+      const envModel = process.env.LIGHTSOP_LLM_MODEL;
+      const base = baseUrl || envBase;
+      const mdl = model || envModel;
+      if (!base || !mdl) {
+        void vscode.window.showErrorMessage(
+          `LightSOPLang: ${file} is an #!english script, so a language model writes its plan. Set lightsop.llm.baseUrl and lightsop.llm.model (or "llm" in lightsop.config.json).`,
+          'Open Settings',
+        ).then((pick) => {
+          if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'lightsop.llm');
+        });
+        return { ran: false };
+      }
+      const apiKey = await getApiKey(this.secrets);
+      llmAgent = new OpenAiCompatibleAgent({ baseUrl: base, model: mdl, apiKey });
+      // The key itself is never kept or logged; a hash tells whether it changed.
+      llmStamp = `${base}|${mdl}|${apiKey ? createHash('sha256').update(apiKey).digest('hex').slice(0, 12) : 'no-key'}`;
+    }
+
+    const key = `${skillsStamp}|${llmStamp}`;
+    let session = this.sessions.get(uri);
+    if (!session || session.key !== key) {
+      const fresh: Session = {
+        interpreter: new Interpreter({
+          registry,
+          llmAgent,
+          executionMonitor: new UnlimitedExecutionMonitor(),
+          onEvent: (e) => this.onEvent(uri, fresh, e),
+        }),
+        key,
+        running: null,
+        generated: null,
+      };
+      if (session) this.log(`[run] ${file}: the skills or the language model changed; starting from a fresh state`);
+      session = fresh;
+      this.sessions.set(uri, session);
+    }
+
+    const controller = new AbortController();
+    session.running = controller;
+    const scope = targets?.length ? ` up to @${targets.join(', @')}` : '';
+    this.log(`[run] ${new Date().toLocaleTimeString()} ${file}${scope} (${skillsNote})`);
+    const started = Date.now();
+    try {
+      const result = await vscode.window.withProgress(
+        { location: vscode.ProgressLocation.Notification, title: `LightSOPLang: running ${file}${scope}`, cancellable: true },
+        async (progress, token) => {
+          token.onCancellationRequested(() => controller.abort(new Error('canceled by the user')));
+          const listener = (e: RunEvent) => {
+            if (e.type === 'command-started') progress.report({ message: `@${e.variable} ${oneLine(e.command, 40)}` });
+          };
+          this.progressListeners.set(uri, listener);
+          try {
+            return await session!.interpreter.updateCode(text, { targets: targets ? [...targets] : undefined, signal: controller.signal });
+          } finally {
+            this.progressListeners.delete(uri);
+          }
+        },
+      );
+      const states = this.syncStates(uri, session);
+      const counts: Record<string, number> = {};
+      for (const s of states) counts[s.status] = (counts[s.status] ?? 0) + 1;
+      const ms = Date.now() - started;
+      const summary = `${states.length} variable${states.length === 1 ? '' : 's'}: ${counts.success ?? 0} succeeded, ${counts.fail ?? 0} failed, ${counts.canceled ?? 0} canceled, ${counts.undefined ?? 0} not run`;
+      this.log(`[run] ${file}: ${result.aborted ? 'canceled; ' : ''}${summary}; ${result.commands.length} command${result.commands.length === 1 ? '' : 's'} ran (${ms} ms)`);
+      for (const s of states) this.log(`  ${STATUS_GLYPH[s.status]} @${s.name}  ${s.status}  ${oneLine(s.value, 200)}`);
+      const message = `LightSOPLang: ${file}${result.aborted ? ' canceled' : ''}: ${summary}.`;
+      const show = (counts.fail ?? 0) > 0 || result.aborted ? vscode.window.showWarningMessage(message, 'Show Output') : vscode.window.showInformationMessage(message, 'Show Output');
+      void show.then((pick) => {
+        if (pick) this.output.show(true);
+      });
+      return { ran: true, aborted: result.aborted, counts };
+    } catch (error) {
+      if (error instanceof PlanValidationError) {
+        this.reportInvalid(file, error.diagnostics.map((d) => `${file}:${d.range.line}:${d.range.column}: ${d.message} [${d.code}]`));
+      } else if (error instanceof ConfigurationError || error instanceof PlanGenerationError) {
+        this.log(`[run] ${file}: ${error.message}`);
+        void vscode.window.showErrorMessage(`LightSOPLang: ${error.message}`);
+      } else {
+        this.log(`[run] ${file}: ${(error as Error)?.stack ?? String(error)}`);
+        void vscode.window.showErrorMessage(`LightSOPLang: running ${file} failed: ${(error as Error)?.message ?? String(error)}`);
+      }
+      this.syncStates(uri, session);
+      return { ran: false };
+    } finally {
+      session.running = null;
+    }
+  }
+
+  private readonly progressListeners = new Map<string, (e: RunEvent) => void>();
+
+  private reportInvalid(file: string, lines: string[]): void {
+    this.log(`[run] ${file} has errors; nothing was run:`);
+    for (const l of lines) this.log(`  ${l}`);
+    void vscode.window.showErrorMessage(`LightSOPLang: ${file} has ${lines.length} error${lines.length === 1 ? '' : 's'}; nothing was run.`, 'Show Problems').then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.actions.view.problems');
+    });
+  }
+
+  /** Every declared variable's final state, from the interpreter's table. */
+  private syncStates(uri: string, session: Session): VariableState[] {
+    const states: VariableState[] = session.interpreter.entries()
+      .filter((e) => e.declaration !== null)
+      .map((e) => ({ name: e.name, status: e.value.status, value: dataText(e.value) }));
+    this.results.reset(uri, states);
+    return states;
+  }
+
+  private onEvent(uri: string, session: Session, e: RunEvent): void {
+    this.progressListeners.get(uri)?.(e);
+    switch (e.type) {
+      case 'run-started':
+        break;
+      case 'command-started':
+        this.log(`  … @${e.variable} ${oneLine(e.raw, 200)}`);
+        this.results.update(uri, [{ name: e.variable, status: 'running', value: '' }]);
+        break;
+      case 'variable-settled': {
+        const value = session.interpreter.getValue(e.variable);
+        const text = value ? dataText(value) : e.value;
+        this.log(`  ${STATUS_GLYPH[e.status]} @${e.variable} ${e.status} ${oneLine(text, 200)}`);
+        this.results.update(uri, [{ name: e.variable, status: e.status, value: text }]);
+        break;
+      }
+      case 'plan-generated':
+        session.generated = e.code;
+        this.log(`  generated plan (${e.reason}, attempt ${e.attempt}):\n${e.code.replace(/^/gm, '    ')}`);
+        this.generatedEmitter.fire(uri);
+        break;
+      case 'run-finished':
+        break;
+    }
+  }
+}

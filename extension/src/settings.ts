@@ -1,0 +1,75 @@
+/**
+ * Where a plan's skills and language model come from: the `lightsop.*` settings override the
+ * `lightsop.config.json` at the root of the plan's workspace folder (the file the language server
+ * reads too, so completion and Run Plan see the same skills); a plan outside every folder uses
+ * the nearest config above it, as `lightsop run` does. The API key is never a setting: it lives
+ * in SecretStorage (see api-key.ts).
+ */
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { CONFIG_FILE, parseConfigText } from '../../packages/language-server/src/config';
+
+export interface PlanSettings {
+  /** Absolute path of the skills file, or null when none is configured. */
+  readonly skillsPath: string | null;
+  /** Where the skills path came from, for messages. */
+  readonly skillsOrigin: string | null;
+  readonly llm: { readonly baseUrl?: string; readonly model?: string };
+  /** The config file used, if any. */
+  readonly configFile: string | null;
+  /** Problems of the config file (the language server also shows them on the file). */
+  readonly configProblems: readonly string[];
+}
+
+function findConfigUpwards(dir: string, stopAt: string | null): string | null {
+  let current = path.resolve(dir);
+  for (;;) {
+    const candidate = path.join(current, CONFIG_FILE);
+    if (existsSync(candidate)) return candidate;
+    if (stopAt && path.resolve(current) === path.resolve(stopAt)) return null;
+    const parent = path.dirname(current);
+    if (parent === current) return null;
+    current = parent;
+  }
+}
+
+/** The settings that apply to the plan at `uri`. */
+export function planSettings(uri: vscode.Uri): PlanSettings {
+  const folder = vscode.workspace.getWorkspaceFolder(uri);
+  const cfg = vscode.workspace.getConfiguration('lightsop', uri);
+  const base = folder?.uri.fsPath ?? (uri.scheme === 'file' ? path.dirname(uri.fsPath) : null);
+
+  let configFile: string | null = null;
+  if (folder) {
+    const atRoot = path.join(folder.uri.fsPath, CONFIG_FILE);
+    configFile = existsSync(atRoot) ? atRoot : null;
+  } else if (uri.scheme === 'file') {
+    configFile = findConfigUpwards(path.dirname(uri.fsPath), null);
+  }
+  let fromConfig: { skills: string | null; llm: { baseUrl?: string; model?: string } } = { skills: null, llm: {} };
+  const configProblems: string[] = [];
+  if (configFile) {
+    try {
+      const parsed = parseConfigText(readFileSync(configFile, 'utf8'));
+      for (const p of parsed.problems) if (p.severity === 'error') configProblems.push(p.message);
+      if (parsed.config) fromConfig = { skills: parsed.config.skills, llm: { ...(parsed.config.llm ?? {}) } };
+    } catch (error) {
+      configProblems.push(`cannot read: ${(error as Error).message}`);
+    }
+  }
+
+  const skillsSetting = (cfg.get<string>('skills') ?? '').trim();
+  let skillsPath: string | null = null;
+  let skillsOrigin: string | null = null;
+  if (skillsSetting) {
+    skillsPath = base ? path.resolve(base, skillsSetting) : path.resolve(skillsSetting);
+    skillsOrigin = 'the lightsop.skills setting';
+  } else if (fromConfig.skills && configFile) {
+    skillsPath = path.resolve(path.dirname(configFile), fromConfig.skills);
+    skillsOrigin = configFile;
+  }
+  const baseUrl = (cfg.get<string>('llm.baseUrl') ?? '').trim() || fromConfig.llm.baseUrl;
+  const model = (cfg.get<string>('llm.model') ?? '').trim() || fromConfig.llm.model;
+  return { skillsPath, skillsOrigin, llm: { baseUrl, model }, configFile, configProblems };
+}
