@@ -1,0 +1,285 @@
+#!/usr/bin/env node
+// End-to-end test of the LightSOPLang extension in a REAL VS Code (code-server 4.100.3 = VS Code
+// 1.100.3), driven by playwright-core and Debian's chromium. It installs the packaged .vsix,
+// opens fixtures/workspace (plans and a skills module), and checks what a user sees: the language
+// mode and colours, Problems-panel diagnostics that follow typing, completion of the skills'
+// commands, Run Plan from the palette with every declaration's result (inline and in the Plan
+// Variables view), the Plan Graph webview with the plan's nodes coloured by status, and, in an
+// untrusted copy of the workspace, Run Plan refusing to load the skills module.
+//
+// Usage: node test/e2e/extension.e2e.mjs --vsix FILE [--keep]   (test/e2e/run.mjs does the setup)
+// Every wait has a time limit; VSCODE_HARNESS_TIMEOUT (seconds, default 300) bounds the run.
+// Screenshots go to $VSCODE_HARNESS_SHOTS (run.mjs: test-results/e2e/).
+
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { closeAll, launch, log, sleep, SHOTS } from './harness.mjs';
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const argv = process.argv.slice(2);
+const opt = (name, dflt) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && argv[i + 1] ? argv[i + 1] : dflt;
+};
+const VSIX = opt('--vsix', '');
+const WATCHDOG_S = Number(process.env.VSCODE_HARNESS_TIMEOUT || 300);
+const WORKSPACE = path.join(here, 'fixtures', 'workspace');
+
+let current = null;
+let done = false;
+let passed = 0;
+
+async function finish(code, why) {
+  if (done) return;
+  done = true;
+  if (why) console.error(`FAIL: ${why}`);
+  if (code !== 0 && current) {
+    await current.shot('failure').catch(() => {});
+    try {
+      console.error('--- code-server log (tail) ---');
+      console.error(fs.readFileSync(current.serverLog, 'utf8').split('\n').slice(-30).join('\n'));
+      console.error('--- extension host log (tail) ---');
+      console.error(current.extHostLog().split('\n').slice(-40).join('\n'));
+    } catch {}
+  }
+  await closeAll();
+  log(code === 0 ? 'RESULT: PASS' : 'RESULT: FAIL', `(screenshots in ${SHOTS})`);
+  console.log(`${passed} passed, ${code === 0 ? 0 : 1} failed`);
+  process.exit(code);
+}
+const watchdog = setTimeout(() => finish(1, `watchdog: run exceeded ${WATCHDOG_S}s`), WATCHDOG_S * 1000);
+for (const sig of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(sig, () => finish(1, `got ${sig}`));
+
+const check = (name) => {
+  passed++;
+  log(`ok ${passed} - ${name}`);
+};
+
+/** Polls `fn` until it returns a truthy value or `timeout` ms pass; returns that value. */
+async function waitFor(what, fn, timeout = 30000, every = 200) {
+  const until = Date.now() + timeout;
+  let last;
+  while (Date.now() < until) {
+    try {
+      last = await fn();
+      if (last && !(last instanceof Error)) return last;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(every);
+  }
+  throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+}
+
+/** Closes the suggest widget if it is open (typing opens it asynchronously) and waits until it is gone. */
+async function closeSuggest(page) {
+  const widget = page.locator('.editor-widget.suggest-widget.visible');
+  for (let i = 0; i < 5 && (await widget.count()) > 0; i++) {
+    await page.keyboard.press('Escape');
+    await widget.first().waitFor({ state: 'hidden', timeout: 2000 }).catch(() => {});
+  }
+}
+
+/** Types `text` on a new line after the line holding `after` (suggestions closed before and after). */
+async function typeLineAfter(vs, after, text) {
+  await closeSuggest(vs.page);
+  await vs.editor.locator('.view-line', { hasText: after }).first().click();
+  await vs.page.keyboard.press('End');
+  await vs.page.keyboard.press('Enter');
+  await vs.page.keyboard.type(text, { delay: 15 });
+  // Suggestions may open a moment after the last key; let the editor settle on the typed text.
+  await vs.editor.locator('.view-line', { hasText: text.trim() }).first().waitFor({ state: 'visible', timeout: 10000 });
+  await closeSuggest(vs.page);
+}
+
+/** The Plan Variables pane of the Explorer, expanded. */
+async function variablesPane(page) {
+  const pane = page.locator('.pane', { has: page.locator('.pane-header', { hasText: 'Plan Variables' }) }).first();
+  await pane.waitFor({ state: 'visible', timeout: 30000 });
+  const header = pane.locator('.pane-header').first();
+  if ((await header.getAttribute('aria-expanded')) !== 'true') await header.click();
+  return pane;
+}
+
+/** The frame of the Plan Graph webview page (nested iframes), once its SVG is drawn. */
+async function graphFrame(page) {
+  return waitFor('the Plan Graph webview', async () => {
+    for (const f of page.frames()) {
+      const found = await f.evaluate(() => Boolean(document.querySelector('svg[aria-label="Plan dependency graph"]'))).catch(() => false);
+      if (found) return f;
+    }
+    return null;
+  }, 30000, 300);
+}
+
+async function trustedWorkspace() {
+  const vs = await launch({ vsix: VSIX, workspaceFrom: WORKSPACE, name: 'trusted', keep: argv.includes('--keep'), settings: { 'workbench.editor.enablePreview': false } });
+  current = vs;
+  const { page, editor } = vs;
+
+  // 1. Language mode, colours and activation.
+  await vs.openFile('plans/hello.sop');
+  await editor.locator('.view-line', { hasText: '@greeting greet $name' }).waitFor({ state: 'visible', timeout: 30000 });
+  await page.locator('.statusbar-item', { hasText: /^LightSOPLang$/ }).first().waitFor({ state: 'visible', timeout: 30000 });
+  // The grammar colours the header: name, command, reference, bare text and comment differ.
+  const classes = await waitFor('the grammar to colour the @shout line', async () => {
+    const spans = await editor.locator('.view-line', { hasText: '@shout' }).first().evaluate((el) =>
+      [...el.querySelectorAll('span span')].map((s) => `${s.className}=${s.textContent}`));
+    return new Set(spans.map((c) => c.split('=')[0])).size >= 4 ? spans : null;
+  });
+  log('token classes:', JSON.stringify(classes));
+  await waitFor('the extension to activate', () => /_doActivateExtension lightsop\.lightsoplang\b/.test(vs.extHostLog()), 30000);
+  await editor.locator('.codelens-decoration', { hasText: 'Run plan' }).first().waitFor({ state: 'visible', timeout: 30000 });
+  await vs.shot('language-mode');
+  check('hello.sop opens in language mode "LightSOPLang", coloured by the grammar, with the "Run plan" CodeLens');
+
+  // 2. Diagnostics in the Problems panel, following typing.
+  await vs.openFile('plans/broken.sop');
+  await editor.locator('.squiggly-error').first().waitFor({ state: 'attached', timeout: 30000 });
+  let rows = await vs.problems("Variable 'nmae' is not declared");
+  log('problems:', JSON.stringify(rows));
+  await vs.shot('problems');
+  check('the undefined $nmae is an error in the Problems panel');
+
+  await typeLineAfter(vs, '@hello greet $nmae', '@again upper $helo');
+  rows = await vs.problems("Variable 'helo' is not declared");
+  await vs.shot('problems-after-typing');
+  check('typing a line with an undefined $helo adds its diagnostic');
+  await page.keyboard.press('End');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.press('Backspace');
+  await page.keyboard.type('llo', { delay: 15 });
+  await closeSuggest(page);
+  await waitFor('the $helo diagnostic to go away', async () => {
+    const now = await vs.problems();
+    return !now.some((r) => r.includes("'helo'")) && now.some((r) => r.includes("'nmae'"));
+  });
+  check('fixing it to $hello removes that diagnostic and keeps the other');
+
+  // 3. Completion lists the skills module's commands (the server loaded it: the workspace is trusted).
+  await typeLineAfter(vs, '@again upper $hello', '@count ');
+  await page.keyboard.press('End');
+  const items = await vs.completions('word_count');
+  log('completion:', JSON.stringify(items.slice(0, 12)));
+  for (const name of ['greet', 'upper', 'word_count', 'pause']) {
+    if (!items.some((i) => i.startsWith(name))) throw new Error(`completion has no ${name}: ${JSON.stringify(items)}`);
+  }
+  await vs.shot('completion');
+  await closeSuggest(page);
+  check('completion after "@count " lists the skills commands greet, upper, word_count, pause');
+  // Leave broken.sop as it was on disk (the edits stay unsaved).
+  await page.keyboard.press('Control+A');
+  await page.keyboard.press('Delete');
+
+  // 4. Run Plan from the palette: every declaration's result.
+  await vs.openFile('plans/hello.sop');
+  await vs.runCommand('LightSOPLang: Run Plan');
+  const note = await vs.notification('hello.sop: 5 variables', 60000);
+  log('notification:', JSON.stringify(note));
+  if (!/5 succeeded, 0 failed/.test(note)) throw new Error(`unexpected run summary ${JSON.stringify(note)}`);
+  const pane = await variablesPane(page);
+  const expected = {
+    name: 'success · Ada Lovelace',
+    greeting: 'success · Hello, Ada Lovelace!',
+    shout: 'success · HELLO, ADA LOVELACE!',
+    count: 'success · 3',
+    lastAnswer: 'success · HELLO, ADA LOVELACE!',
+  };
+  const viewRows = await waitFor('every variable in the Plan Variables view', async () => {
+    const texts = (await pane.locator('.monaco-list-row').allInnerTexts()).map((s) => s.replace(/\s+/g, ' ').trim());
+    return Object.entries(expected).every(([n, v]) => texts.some((t) => t.includes(`@${n}`) && t.includes(v))) ? texts : null;
+  });
+  log('Plan Variables:', JSON.stringify(viewRows));
+  const inline = await waitFor('inline results after each declaration', async () => {
+    const texts = await editor.locator('.view-line').evaluateAll((lines) => lines.map((l) =>
+      [...l.querySelectorAll('span')].map((s) => getComputedStyle(s, '::after').content).filter((c) => c && c !== 'none' && c !== 'normal').join('')));
+    const joined = texts.join('\n');
+    return ['Ada Lovelace', 'Hello, Ada Lovelace!', 'HELLO, ADA LOVELACE!', '3'].every((v) => joined.includes(v)) ? texts.filter(Boolean) : null;
+  });
+  log('inline results:', JSON.stringify(inline));
+  await vs.shot('run-plan');
+  check('Run Plan from the palette: 5 succeeded; each value is shown inline and in the Plan Variables view');
+
+  // 5. The Plan Graph: the plan's nodes, coloured by the run, click reveals.
+  await vs.runCommand('LightSOPLang: Show Plan Graph');
+  const frame = await graphFrame(page);
+  const nodes = await waitFor('5 graph nodes, all successful', async () => {
+    const list = await frame.evaluate(() => [...document.querySelectorAll('g.nodes > g')].map((g) => `${g.getAttribute('data-name')}:${g.getAttribute('data-status')}`));
+    return list.length === 5 && list.every((n) => n.endsWith(':success')) ? list : null;
+  });
+  const edgeCount = await frame.evaluate(() => document.querySelectorAll('path.edge').length);
+  log('graph nodes:', JSON.stringify(nodes), 'edges:', edgeCount);
+  if (edgeCount !== 4) throw new Error(`expected 4 edges, got ${edgeCount}`);
+  await vs.shot('plan-graph');
+  check('Show Plan Graph opens a webview with the 5 nodes (coloured success) and 4 edges');
+
+  await frame.locator('g.nodes > g[data-name="count"]').click();
+  await page.locator('.statusbar-item', { hasText: /Ln 5, Col/ }).first().waitFor({ state: 'visible', timeout: 30000 });
+  check('clicking the @count node puts the cursor on its line (Ln 5)');
+
+  // 6. Edit, run again: only what changed re-runs, and the graph follows the edit.
+  await typeLineAfter(vs, '@name', '@extra upper $name');
+  await waitFor('the graph to show the new @extra node', () => frame.evaluate(() => document.querySelectorAll('g.nodes > g').length === 6));
+  await vs.runCommand('LightSOPLang: Run Plan');
+  const second = await vs.notification('hello.sop: 6 variables', 60000);
+  if (!/6 succeeded/.test(second)) throw new Error(`unexpected second run summary ${JSON.stringify(second)}`);
+  // The notification's "Show Output" opens the LightSOPLang output channel with the run log.
+  await page.locator('.notifications-toasts .notification-toast', { hasText: 'hello.sop: 6 variables' }).first()
+    .getByRole('button', { name: 'Show Output' }).click();
+  const outputText = await waitFor('the run log in the output channel', async () => {
+    const t = ((await page.locator('.panel .monaco-editor .view-lines').first().innerText().catch(() => '')) || '').replace(/\u00a0/g, ' ');
+    return /6 variables: 6 succeeded.*2 commands ran/.test(t) ? t : new Error(`output shows ${JSON.stringify(t.slice(-300))}`);
+  });
+  // Only the new declaration runs, and @lastAnswer, which the runtime always re-runs (6.6).
+  const lines = outputText.split('\n');
+  const lastRun = lines.map((l, i) => (/^\[run\] .*hello\.sop \(skills/.test(l) ? i : -1)).filter((i) => i >= 0).pop();
+  const started = lines.slice(lastRun).filter((l) => /^\s*… @/.test(l)).map((l) => l.trim().split(' ')[1]);
+  log('second run started:', JSON.stringify(started));
+  if (JSON.stringify(started.sort()) !== JSON.stringify(['@extra', '@lastAnswer'])) throw new Error(`the second run started ${JSON.stringify(started)}`);
+  await vs.shot('incremental-run');
+  check('after adding @extra, Run Plan re-runs only @extra (and @lastAnswer, always re-run); the graph has 6 nodes');
+
+  // 7. Lint Workspace: every plan into the Problems panel.
+  await vs.runCommand('LightSOPLang: Lint Workspace');
+  const lint = await vs.notification('linted 3 plans', 60000);
+  log('lint:', JSON.stringify(lint));
+  check('Lint Workspace checks the 3 plans of the workspace');
+
+  if (vs.consoleErrors.length) log(`(browser console had ${vs.consoleErrors.length} error line(s), e.g. ${vs.consoleErrors[0].slice(0, 160)})`);
+  await vs.close();
+  current = null;
+}
+
+async function untrustedWorkspace() {
+  const vs = await launch({ vsix: VSIX, workspaceFrom: WORKSPACE, name: 'untrusted', trust: false, keep: argv.includes('--keep') });
+  current = vs;
+  const { page, editor } = vs;
+  await vs.openFile('plans/hello.sop');
+  await editor.locator('.view-line', { hasText: '@greeting greet $name' }).waitFor({ state: 'visible', timeout: 30000 });
+  await page.locator('.statusbar-item', { hasText: /^LightSOPLang$/ }).first().waitFor({ state: 'visible', timeout: 30000 });
+  await vs.runCommand('LightSOPLang: Run Plan');
+  const refusal = await vs.notification('was not loaded because this workspace is not trusted', 30000);
+  log('refusal:', JSON.stringify(refusal));
+  await vs.shot('untrusted-refusal');
+  check('in an untrusted workspace Run Plan refuses to load skills.mjs and says why');
+  await vs.close();
+  current = null;
+}
+
+async function main() {
+  if (!VSIX || !fs.existsSync(VSIX)) throw new Error(`--vsix FILE is required (got ${JSON.stringify(VSIX)})`);
+  await trustedWorkspace();
+  await untrustedWorkspace();
+}
+
+main().then(
+  () => {
+    clearTimeout(watchdog);
+    return finish(0);
+  },
+  (e) => {
+    clearTimeout(watchdog);
+    return finish(1, (e && e.stack) || String(e));
+  },
+);

@@ -1,0 +1,45 @@
+// The webview's message contract and page, without a browser (runs in `npm test`): messages from
+// the page are checked before use, the page's CSP allows only the nonce'd script and style, and
+// the extension's copy of the server's custom method names matches the server's declaration.
+import { describe, expect, it } from 'vitest';
+import { SetTrustedNotification } from '@lightsop/language-server';
+import { graphHtml, makeNonce } from '../../extension/src/graph/html';
+import { isFromWebview } from '../../extension/src/graph/protocol';
+import { SET_TRUSTED_METHOD } from '../../extension/src/server-protocol';
+
+describe('messages from the graph page', () => {
+  it('accepts ready and well-formed reveal messages only', () => {
+    expect(isFromWebview({ type: 'ready' })).toBe(true);
+    expect(isFromWebview({ type: 'reveal', name: 'a', line: 3 })).toBe(true);
+    for (const bad of [null, 'ready', { type: 'reveal', name: 'a' }, { type: 'reveal', name: 1, line: 3 }, { type: 'reveal', name: 'a', line: 0 }, { type: 'reveal', name: 'a', line: 1.5 }, { type: 'run' }]) {
+      expect(isFromWebview(bad), JSON.stringify(bad)).toBe(false);
+    }
+  });
+});
+
+describe('the graph page HTML', () => {
+  const html = graphHtml({ cspSource: 'https://x.vscode-cdn.net', scriptUri: 'https://x.vscode-cdn.net/dist/graph-webview.js?"a"', nonce: 'N0nce' });
+  const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1] ?? '';
+
+  it('allows only the nonce for scripts and styles, and nothing by default', () => {
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'nonce-N0nce'");
+    expect(csp).toContain("style-src https://x.vscode-cdn.net 'nonce-N0nce'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).not.toContain('unsafe-eval');
+    expect(html).toContain('<script nonce="N0nce" src="https://x.vscode-cdn.net/dist/graph-webview.js?&quot;a&quot;"></script>');
+    expect(html.match(/<script/g)).toHaveLength(1);
+  });
+
+  it('makes 32-character alphanumeric nonces from the random source', () => {
+    const nonce = makeNonce((n) => Uint8Array.from({ length: n }, (_, i) => i * 7));
+    expect(nonce).toMatch(/^[A-Za-z0-9]{32}$/);
+    expect(makeNonce((n) => new Uint8Array(n))).toBe('A'.repeat(32));
+  });
+});
+
+describe('extension and language server agree on custom messages', () => {
+  it('uses the server\'s method for setTrusted', () => {
+    expect(SET_TRUSTED_METHOD).toBe(SetTrustedNotification.method);
+  });
+});
