@@ -168,9 +168,9 @@ async function trustedWorkspace() {
   await vs.shot('completion');
   await closeSuggest(page);
   check('completion after "@count " lists the skills commands greet, upper, word_count, pause');
-  // Leave broken.sop as it was on disk (the edits stay unsaved).
-  await page.keyboard.press('Control+A');
-  await page.keyboard.press('Delete');
+  // Back to broken.sop as it is on disk.
+  await vs.runCommand('File: Revert File');
+  await waitFor('broken.sop to be reverted', async () => (await editor.locator('.view-line').allInnerTexts()).filter((t) => t.trim()).length === 3);
 
   // 4. Run Plan from the palette: every declaration's result.
   await vs.openFile('plans/hello.sop');
@@ -240,11 +240,40 @@ async function trustedWorkspace() {
   await vs.shot('incremental-run');
   check('after adding @extra, Run Plan re-runs only @extra (and @lastAnswer, always re-run); the graph has 6 nodes');
 
-  // 7. Lint Workspace: every plan into the Problems panel.
+  // 7. An edited skills module is used by the next run (imported again, fresh interpreter).
+  const skillsFile = path.join(vs.dirs.ws, 'skills.mjs');
+  fs.writeFileSync(skillsFile, fs.readFileSync(skillsFile, 'utf8').replace('`Hello, ${text(args)}!`', '`Hi, ${text(args)}!`'));
+  await vs.openFile('plans/hello.sop');
+  await vs.runCommand('LightSOPLang: Run Plan');
+  await vs.notification('hello.sop: 6 variables', 60000);
+  const paneAfterEdit = await variablesPane(page);
+  await waitFor('the new greeting from the edited skills module', async () => {
+    const texts = (await paneAfterEdit.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    return texts.some((t) => t.includes('@greeting') && t.includes('success · Hi, Ada Lovelace!')) && texts.some((t) => t.includes('@shout') && t.includes('HI, ADA LOVELACE!'));
+  });
+  check('after skills.mjs changes on disk, Run Plan uses the new code (greeting is "Hi, Ada Lovelace!")');
+
+  // 8. Run up to Here: the declaration under the cursor and what it depends on, nothing else.
+  await vs.openFile('plans/letter.sop');
+  await editor.locator('.view-line', { hasText: '@words word_count $letter' }).first().click();
+  await vs.runCommand('LightSOPLang: Run up to Here');
+  const upTo = await vs.notification('letter.sop up to @words', 60000);
+  log('run up to here:', JSON.stringify(upTo));
+  if (!/3 variables: 2 succeeded, 0 failed, 0 canceled, 1 not run/.test(upTo)) throw new Error(`unexpected Run up to Here summary ${JSON.stringify(upTo)}`);
+  const letterPane = await variablesPane(page);
+  await waitFor('@words = 5 and @shout not run in the Plan Variables view', async () => {
+    const texts = (await letterPane.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    return texts.some((t) => t.includes('@words') && t.includes('success · 5')) && texts.some((t) => t.includes('@shout') && /not run|undefined/.test(t));
+  });
+  await vs.shot('run-up-to-here');
+  check('Run up to Here on @words runs @letter and @words (the here-doc body has 5 words) and leaves @shout');
+
+  // 9. Lint Workspace: every plan into the Problems panel.
   await vs.runCommand('LightSOPLang: Lint Workspace');
   const lint = await vs.notification('linted 3 plans', 60000);
   log('lint:', JSON.stringify(lint));
-  check('Lint Workspace checks the 3 plans of the workspace');
+  if (!/linted 3 plans: 1 error, 1 warning/.test(lint)) throw new Error(`unexpected lint summary ${JSON.stringify(lint)}`);
+  check('Lint Workspace checks the 3 plans of the workspace: the one error is broken.sop\'s $nmae');
 
   if (vs.consoleErrors.length) log(`(browser console had ${vs.consoleErrors.length} error line(s), e.g. ${vs.consoleErrors[0].slice(0, 160)})`);
   await vs.close();

@@ -290,7 +290,7 @@ function makeApi(h) {
       const row = page.locator('.quick-input-list .monaco-list-row', { hasText: path.basename(rel) }).first();
       await row.waitFor({ state: 'visible', timeout });
       await row.click();
-      await page.locator('.tabs-container .tab.active', { hasText: path.basename(rel) }).waitFor({ state: 'visible', timeout });
+      await page.locator('.tabs-container .tab.active', { hasText: path.basename(rel) }).first().waitFor({ state: 'visible', timeout });
       await api.editor.locator('.view-lines').waitFor({ state: 'visible', timeout });
     },
 

@@ -202,7 +202,7 @@ export class PlanRunner implements vscode.Disposable {
       const summary = `${states.length} variable${states.length === 1 ? '' : 's'}: ${counts.success ?? 0} succeeded, ${counts.fail ?? 0} failed, ${counts.canceled ?? 0} canceled, ${counts.undefined ?? 0} not run`;
       this.log(`[run] ${file}: ${result.aborted ? 'canceled; ' : ''}${summary}; ${result.commands.length} command${result.commands.length === 1 ? '' : 's'} ran (${ms} ms)`);
       for (const s of states) this.log(`  ${STATUS_GLYPH[s.status]} @${s.name}  ${s.status}  ${oneLine(s.value, 200)}`);
-      const message = `LightSOPLang: ${file}${result.aborted ? ' canceled' : ''}: ${summary}.`;
+      const message = `LightSOPLang: ${file}${scope}${result.aborted ? ' canceled' : ''}: ${summary}.`;
       const show = (counts.fail ?? 0) > 0 || result.aborted ? vscode.window.showWarningMessage(message, 'Show Output') : vscode.window.showInformationMessage(message, 'Show Output');
       void show.then((pick) => {
         if (pick) this.output.show(true);
