@@ -107,6 +107,8 @@ class Entry {
   deps: Entry[] = [];
   dependents: Entry[] = [];
   level = 0;
+  /** Scratch counter for the topological pass. */
+  pending = 0;
   queued = false;
   constructor(readonly name: string) {}
 }
@@ -118,6 +120,13 @@ interface RunContext {
   readonly commands: string[];
   halt: Error | null;
   aborted: boolean;
+  /**
+   * Whether a canceled value may exist. During execution, undefined-propagation can only change
+   * canceled entries: after the invalidation pass every descendant of a non-success entry is
+   * undefined or canceled, and nothing below a running command has run. Without any canceled
+   * value the walk is a no-op and is skipped, which keeps a chain linear instead of quadratic.
+   */
+  canceledSeen: boolean;
 }
 
 function anySignal(signals: (AbortSignal | undefined | null)[]): AbortSignal | null {
@@ -240,6 +249,7 @@ export class Interpreter {
       commands: [],
       halt: null,
       aborted: false,
+      canceledSeen: true,
     };
     if (isEnglishSource(source)) return this.englishUpdate(source, ctx, options);
     this.validateAndApply(source);
@@ -284,8 +294,10 @@ export class Interpreter {
       entry.commentLines = d.commentLines;
     }
     const input = this.inputSupplied();
-    for (const name of [...table.keys()]) {
-      if (!seen.has(name) && !(name === 'input' && input)) table.delete(name);
+    if (table.size > seen.size) {
+      for (const name of [...table.keys()]) {
+        if (!seen.has(name) && !(name === 'input' && input)) table.delete(name);
+      }
     }
     if (input && !seen.has('input')) {
       let entry = table.get('input');
@@ -325,19 +337,16 @@ export class Interpreter {
         dep.dependents.push(e);
       }
     }
-    const remaining = new Map<Entry, number>();
     const order: Entry[] = [];
     for (const e of this.table.values()) {
-      remaining.set(e, e.deps.length);
-      if (e.deps.length === 0) order.push(e);
+      e.pending = e.deps.length;
+      if (e.pending === 0) order.push(e);
     }
     for (let i = 0; i < order.length; i++) {
       const e = order[i]!;
       for (const d of e.dependents) {
         if (d.level < e.level + 1) d.level = e.level + 1;
-        const left = remaining.get(d)! - 1;
-        remaining.set(d, left);
-        if (left === 0) order.push(d);
+        if (--d.pending === 0) order.push(d);
       }
     }
   }
@@ -371,7 +380,7 @@ export class Interpreter {
   private async run(ctx: RunContext, options: UpdateOptions): Promise<void> {
     if (this.table.size === 0) return;
     (ctx as { allowed: Set<Entry> | null }).allowed = this.allowedEntries(options.targets);
-    this.emit({ type: 'run-started' });
+    if (this.options.onEvent) this.emit({ type: 'run-started' });
     this.invalidate();
     await this.execute(ctx);
     this.lastRunState = { aborted: ctx.aborted, halted: ctx.halt !== null };
@@ -437,7 +446,7 @@ export class Interpreter {
 
   /** Breadth-first over dependents; every dependent that is not undefined becomes `upstream P` (6.5). */
   private propagateUndefined(seeds: readonly Entry[], ctx?: RunContext): void {
-    if (seeds.length === 0) return;
+    if (seeds.length === 0 || (ctx && !ctx.canceledSeen)) return;
     const visited = new Set<Entry>(seeds);
     const queue = [...seeds];
     for (let i = 0; i < queue.length; i++) {
@@ -487,7 +496,12 @@ export class Interpreter {
     const limit = this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity;
     const listed = new Set(listRegistryCommands(this.registry).map((c) => c.name));
     const builtinAssign = !listed.has('assign');
-    for (const e of this.table.values()) if ((!allowed || allowed.has(e)) && this.isReady(e)) queue.push(e);
+    let canceled = false;
+    for (const e of this.table.values()) {
+      if (e.value.status === 'canceled') canceled = true;
+      if ((!allowed || allowed.has(e)) && this.isReady(e)) queue.push(e);
+    }
+    ctx.canceledSeen = canceled;
 
     return new Promise<void>((resolve) => {
       let running = 0;
@@ -539,9 +553,14 @@ export class Interpreter {
 
   /** Executes one declaration and stores and propagates its outcome (6.4). */
   private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean): Promise<void> {
-    const args: unknown[] = [];
-    for (const a of e.args) args.push(a.kind === 'literal' ? a.value : this.table.get(a.name)!.value.data);
-    const raw = [e.command, ...args].join(' ');
+    const args: unknown[] = new Array(e.args.length);
+    let raw = e.command;
+    for (let i = 0; i < e.args.length; i++) {
+      const a = e.args[i]!;
+      const value = a.kind === 'literal' ? a.value : this.table.get(a.name)!.value.data;
+      args[i] = value;
+      raw += ' ' + (value === null || value === undefined ? '' : String(value));
+    }
     try {
       this.monitor.beforeExecuteCommand(e.command, raw);
     } catch (error) {
@@ -549,7 +568,7 @@ export class Interpreter {
       return;
     }
     ctx.commands.push(raw);
-    this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber });
+    if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber });
     const responder = createResponder(e.name, e.command, this.autoCancel, this.heuristic);
     const payload: CommandPayload = {
       command: e.command,
@@ -558,8 +577,8 @@ export class Interpreter {
       variable: e.name,
       lineNumber: e.lineNumber,
       comment: e.comment,
-      commentLines: [...e.commentLines],
-      ...(ctx.signal ? { signal: ctx.signal } : {}),
+      commentLines: e.commentLines.length === 0 ? [] : e.commentLines.slice(),
+      signal: ctx.signal ?? undefined,
     };
     let result: unknown;
     try {
@@ -596,7 +615,10 @@ export class Interpreter {
     if (!Number.isFinite(value.timestamp)) value.timestamp = createValue(status, '', 'command').timestamp;
     if (status !== 'canceled') value.rootCause = null;
     if (status === 'fail' && !value.data) value.data = 'unknown failure';
-    if (status === 'canceled' && !value.rootCause) value.rootCause = { name: e.name, reason: value.data };
+    if (status === 'canceled') {
+      if (!value.rootCause) value.rootCause = { name: e.name, reason: value.data };
+      ctx.canceledSeen = true;
+    }
     e.value = value;
     this.settled(e);
     if (status === 'fail') {

@@ -13,30 +13,42 @@ export interface ResponderState {
   last(): Value | null;
 }
 
+/** One responder per command execution; methods live on the prototype (cheap to create). */
+class CommandResponder implements ResponderState {
+  private lastValue: Value | null = null;
+  readonly api: Responder;
+
+  constructor(private readonly variable: string, private readonly command: string, private readonly autoCancel: boolean, private readonly heuristic: CancelHeuristic | null) {
+    this.api = this as unknown as Responder;
+  }
+
+  success(data: unknown = ''): Value {
+    const answer = this.autoCancel && this.heuristic ? this.heuristic(data) : null;
+    if (answer) {
+      const value = rootCanceledValue(this.variable, autoCancelReason(answer.reason ?? data), 'heuristic', { command: this.command, heuristic: answer, source: 'heuristic' });
+      value.autoCanceled = true;
+      value.autoCancelInfo = answer;
+      this.lastValue = value;
+      return value;
+    }
+    return (this.lastValue = successValue(data, 'command'));
+  }
+
+  fail(reason: unknown = ''): Value {
+    return (this.lastValue = failValue(reason, 'command'));
+  }
+
+  cancel(reason: unknown = ''): Value {
+    const value = rootCanceledValue(this.variable, reason, 'command', { command: this.command });
+    value.manualCancel = true;
+    return (this.lastValue = value);
+  }
+
+  last(): Value | null {
+    return this.lastValue;
+  }
+}
+
 export function createResponder(variable: string, command: string, autoCancel: boolean, heuristic: CancelHeuristic | null): ResponderState {
-  let last: Value | null = null;
-  const api = {
-    success(data: unknown = '') {
-      const answer = autoCancel && heuristic ? heuristic(data) : null;
-      if (answer) {
-        const value = rootCanceledValue(variable, autoCancelReason(answer.reason ?? data), 'heuristic', { command, heuristic: answer, source: 'heuristic' });
-        value.autoCanceled = true;
-        value.autoCancelInfo = answer;
-        last = value;
-        return value;
-      }
-      last = successValue(data, 'command');
-      return last;
-    },
-    fail(reason: unknown = '') {
-      last = failValue(reason, 'command');
-      return last;
-    },
-    cancel(reason: unknown = '') {
-      last = rootCanceledValue(variable, reason, 'command', { command });
-      last.manualCancel = true;
-      return last;
-    },
-  };
-  return { api: api as unknown as Responder, last: () => last };
+  return new CommandResponder(variable, command, autoCancel, heuristic);
 }
