@@ -12,6 +12,7 @@
 // Screenshots go to $VSCODE_HARNESS_SHOTS (run.mjs: test-results/e2e/).
 
 import fs from 'node:fs';
+import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeAll, launch, log, sleep, SHOTS } from './harness.mjs';
@@ -25,6 +26,30 @@ const opt = (name, dflt) => {
 const VSIX = opt('--vsix', '');
 const WATCHDOG_S = Number(process.env.VSCODE_HARNESS_TIMEOUT || 300);
 const WORKSPACE = path.join(here, 'fixtures', 'workspace');
+// The key typed into "Set LLM API Key"; it must reach the LLM endpoint and nothing else.
+const API_KEY = `sk-e2e-${process.pid}-${Date.now().toString(36)}`;
+// Only the key from secret storage may be used.
+delete process.env.LIGHTSOP_LLM_API_KEY;
+delete process.env.OPENAI_API_KEY;
+delete process.env.LIGHTSOP_LLM_BASE_URL;
+delete process.env.LIGHTSOP_LLM_MODEL;
+
+/** A fake OpenAI-compatible endpoint: answers every chat completion with the same plan, records requests. */
+const GENERATED_PLAN = '@name assign "Ada Lovelace"\n@greeting greet $name\n@lastAnswer final_answer $greeting\n';
+const llmRequests = [];
+const llm = http.createServer((req, res) => {
+  let body = '';
+  req.on('data', (c) => { body += c; });
+  req.on('end', () => {
+    llmRequests.push({ url: req.url, authorization: req.headers.authorization ?? '', body });
+    res.writeHead(200, { 'content-type': 'application/json' });
+    res.end(JSON.stringify({
+      id: 'chatcmpl-e2e', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'fake-model',
+      choices: [{ index: 0, message: { role: 'assistant', content: GENERATED_PLAN }, finish_reason: 'stop' }],
+      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    }));
+  });
+});
 
 let current = null;
 let done = false;
@@ -44,6 +69,7 @@ async function finish(code, why) {
     } catch {}
   }
   await closeAll();
+  llm.close();
   log(code === 0 ? 'RESULT: PASS' : 'RESULT: FAIL', `(screenshots in ${SHOTS})`);
   console.log(`${passed} passed, ${code === 0 ? 0 : 1} failed`);
   process.exit(code);
@@ -102,19 +128,38 @@ async function variablesPane(page) {
   return pane;
 }
 
-/** The frame of the Plan Graph webview page (nested iframes), once its SVG is drawn. */
-async function graphFrame(page) {
-  return waitFor('the Plan Graph webview', async () => {
+/** The frame of the Plan Graph webview page of `file` (nested iframes), once its SVG is drawn. */
+async function graphFrame(page, file) {
+  return waitFor(`the Plan Graph webview of ${file}`, async () => {
     for (const f of page.frames()) {
-      const found = await f.evaluate(() => Boolean(document.querySelector('svg[aria-label="Plan dependency graph"]'))).catch(() => false);
+      const found = await f.evaluate((name) => Boolean(document.querySelector('svg[aria-label="Plan dependency graph"]'))
+        && document.getElementById('title')?.textContent === `Plan Graph: ${name}`, file).catch(() => false);
       if (found) return f;
     }
     return null;
   }, 30000, 300);
 }
 
+/** Every file under `dir` whose content contains `needle` (relative paths). */
+function filesContaining(dir, needle) {
+  const out = [];
+  const walk = (d) => {
+    for (const e of fs.existsSync(d) ? fs.readdirSync(d, { withFileTypes: true }) : []) {
+      const p = path.join(d, e.name);
+      if (e.isDirectory()) walk(p);
+      else if (e.isFile() && fs.statSync(p).size < 50_000_000 && fs.readFileSync(p).includes(needle)) out.push(path.relative(dir, p));
+    }
+  };
+  walk(dir);
+  return out;
+}
+
 async function trustedWorkspace() {
-  const vs = await launch({ vsix: VSIX, workspaceFrom: WORKSPACE, name: 'trusted', keep: argv.includes('--keep'), settings: { 'workbench.editor.enablePreview': false } });
+  const llmBase = `http://127.0.0.1:${llm.address().port}/v1`;
+  const vs = await launch({
+    vsix: VSIX, workspaceFrom: WORKSPACE, name: 'trusted', keep: argv.includes('--keep'),
+    settings: { 'workbench.editor.enablePreview': false, 'lightsop.llm.baseUrl': llmBase, 'lightsop.llm.model': 'fake-model' },
+  });
   current = vs;
   const { page, editor } = vs;
 
@@ -203,7 +248,7 @@ async function trustedWorkspace() {
 
   // 5. The Plan Graph: the plan's nodes, coloured by the run, click reveals.
   await vs.runCommand('LightSOPLang: Show Plan Graph');
-  const frame = await graphFrame(page);
+  const frame = await graphFrame(page, 'hello.sop');
   const nodes = await waitFor('5 graph nodes, all successful', async () => {
     const list = await frame.evaluate(() => [...document.querySelectorAll('g.nodes > g')].map((g) => `${g.getAttribute('data-name')}:${g.getAttribute('data-status')}`));
     return list.length === 5 && list.every((n) => n.endsWith(':success')) ? list : null;
@@ -268,12 +313,59 @@ async function trustedWorkspace() {
   await vs.shot('run-up-to-here');
   check('Run up to Here on @words runs @letter and @words (the here-doc body has 5 words) and leaves @shout');
 
-  // 9. Lint Workspace: every plan into the Problems panel.
+  // 9. Cancel from the progress notification.
+  await vs.openFile('plans/slow.sop');
+  await vs.runCommand('LightSOPLang: Run Plan');
+  const progress = page.locator('.notifications-toasts .notification-toast', { hasText: 'running slow.sop' }).first();
+  await progress.waitFor({ state: 'visible', timeout: 30000 });
+  const slowPane = await variablesPane(page);
+  await waitFor('@wait to be running', async () => (await slowPane.locator('.monaco-list-row', { hasText: '@wait' }).first().innerText()).includes('running'));
+  await vs.shot('running');
+  await progress.getByRole('button', { name: 'Cancel' }).click();
+  const canceled = await vs.notification('slow.sop canceled', 30000);
+  log('cancel:', JSON.stringify(canceled));
+  await waitFor('@start success and @wait no longer running', async () => {
+    const texts = (await slowPane.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    return texts.some((t) => t.includes('@start') && t.includes('success · go')) && texts.some((t) => t.includes('@wait') && !t.includes('running'));
+  });
+  check('Cancel on the progress notification stops the run of slow.sop ("canceled" summary, @wait no longer running)');
+
+  // 10. Set LLM API Key (secret storage), then an #!english plan: the model (a fake endpoint)
+  //     writes the plan, it runs, the graph shows it; the key reaches the endpoint and no file.
+  await vs.runCommand('LightSOPLang: Set LLM API Key');
+  const keyBox = page.locator('.quick-input-widget input[type="password"]');
+  await keyBox.waitFor({ state: 'visible', timeout: 30000 });
+  await keyBox.fill(API_KEY);
+  await vs.shot('api-key');
+  await page.keyboard.press('Enter');
+  await vs.notification('the LLM API key is stored in secret storage', 30000);
+  await vs.openFile('plans/english.sop');
+  await editor.locator('.view-line', { hasText: '#!english' }).first().waitFor({ state: 'visible', timeout: 30000 });
+  await vs.runCommand('LightSOPLang: Run Plan');
+  const englishRun = await vs.notification('english.sop: 3 variables', 60000);
+  if (!/3 succeeded/.test(englishRun)) throw new Error(`unexpected english run summary ${JSON.stringify(englishRun)}`);
+  if (llmRequests.length === 0) throw new Error('the fake LLM endpoint got no request');
+  const request = llmRequests[llmRequests.length - 1];
+  if (request.authorization !== `Bearer ${API_KEY}`) throw new Error(`the endpoint got authorization ${JSON.stringify(request.authorization.slice(0, 12))}…, not the stored key`);
+  if (!request.url.endsWith('/chat/completions') || !request.body.includes('Greet Ada Lovelace')) throw new Error(`unexpected LLM request ${request.url} ${request.body.slice(0, 200)}`);
+  await vs.runCommand('LightSOPLang: Show Plan Graph');
+  const englishFrame = await graphFrame(page, 'english.sop');
+  const englishNodes = await waitFor('the generated plan in the graph', async () => {
+    const list = await englishFrame.evaluate(() => [...document.querySelectorAll('g.nodes > g')].map((g) => `${g.getAttribute('data-name')}:${g.getAttribute('data-status')}`));
+    return list.length === 3 && list.every((n) => n.endsWith(':success')) ? list : null;
+  });
+  log('english graph:', JSON.stringify(englishNodes));
+  await vs.shot('english-plan');
+  const leaks = filesContaining(vs.run, API_KEY);
+  if (leaks.length > 0) throw new Error(`the API key was written to ${leaks.join(', ')}`);
+  check('Set LLM API Key + #!english plan: the fake model\'s plan runs (3 succeeded) and shows in the graph; the key reached the endpoint as a Bearer token and is in no file of the VS Code server');
+
+  // 11. Lint Workspace: every plan into the Problems panel.
   await vs.runCommand('LightSOPLang: Lint Workspace');
-  const lint = await vs.notification('linted 3 plans', 60000);
+  const lint = await vs.notification('linted 5 plans', 60000);
   log('lint:', JSON.stringify(lint));
-  if (!/linted 3 plans: 1 error, 1 warning/.test(lint)) throw new Error(`unexpected lint summary ${JSON.stringify(lint)}`);
-  check('Lint Workspace checks the 3 plans of the workspace: the one error is broken.sop\'s $nmae');
+  if (!/linted 5 plans: 1 error,/.test(lint)) throw new Error(`unexpected lint summary ${JSON.stringify(lint)}`);
+  check('Lint Workspace checks the 5 plans of the workspace: the one error is broken.sop\'s $nmae');
 
   if (vs.consoleErrors.length) log(`(browser console had ${vs.consoleErrors.length} error line(s), e.g. ${vs.consoleErrors[0].slice(0, 160)})`);
   await vs.close();
@@ -298,6 +390,7 @@ async function untrustedWorkspace() {
 
 async function main() {
   if (!VSIX || !fs.existsSync(VSIX)) throw new Error(`--vsix FILE is required (got ${JSON.stringify(VSIX)})`);
+  await new Promise((resolve, reject) => llm.listen(0, '127.0.0.1', resolve).on('error', reject));
   await trustedWorkspace();
   await untrustedWorkspace();
 }

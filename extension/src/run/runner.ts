@@ -47,6 +47,8 @@ export interface RunOutcome {
 
 export class PlanRunner implements vscode.Disposable {
   private readonly sessions = new Map<string, Session>();
+  /** The progress notification of each running document, fed from the interpreter's events. */
+  private readonly progressListeners = new Map<string, (e: RunEvent) => void>();
   private readonly generatedEmitter = new vscode.EventEmitter<string>();
   /** Fires with a document URI when an english script's generated plan changed. */
   readonly onDidGeneratePlan = this.generatedEmitter.event;
@@ -66,16 +68,6 @@ export class PlanRunner implements vscode.Disposable {
   /** The plan generated for an english script in its last run, if any. */
   generatedPlan(uri: string): string | null {
     return this.sessions.get(uri)?.generated ?? null;
-  }
-
-  isRunning(uri: string): boolean {
-    return Boolean(this.sessions.get(uri)?.running);
-  }
-
-  forget(uri: string): void {
-    const s = this.sessions.get(uri);
-    s?.running?.abort(new Error('the document was closed'));
-    this.sessions.delete(uri);
   }
 
   private log(line: string): void {
@@ -225,8 +217,6 @@ export class PlanRunner implements vscode.Disposable {
     }
   }
 
-  private readonly progressListeners = new Map<string, (e: RunEvent) => void>();
-
   private reportInvalid(file: string, lines: string[]): void {
     this.log(`[run] ${file} has errors; nothing was run:`);
     for (const l of lines) this.log(`  ${l}`);
@@ -262,7 +252,7 @@ export class PlanRunner implements vscode.Disposable {
       }
       case 'plan-generated':
         session.generated = e.code;
-        this.log(`  generated plan (${e.reason}, attempt ${e.attempt}):\n${e.code.replace(/^/gm, '    ')}`);
+        this.log(`  generated plan (${e.reason}, attempt ${e.attempt}):\n${e.code.trimEnd().replace(/^/gm, '    ')}`);
         this.generatedEmitter.fire(uri);
         break;
       case 'run-finished':
