@@ -3,7 +3,8 @@
  * `lightsop.config.json` at the root of the plan's workspace folder (the file the language server
  * reads too, so completion and Run Plan see the same skills); a plan outside every folder uses
  * the nearest config above it, as `lightsop run` does. The API key is never a setting: it lives
- * in SecretStorage (see api-key.ts).
+ * in SecretStorage (see api-key.ts). In an untrusted workspace the LLM endpoint and model come
+ * from user settings only, since the key is sent to that endpoint.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -69,7 +70,16 @@ export function planSettings(uri: vscode.Uri): PlanSettings {
     skillsPath = path.resolve(path.dirname(configFile), fromConfig.skills);
     skillsOrigin = configFile;
   }
-  const baseUrl = (cfg.get<string>('llm.baseUrl') ?? '').trim() || fromConfig.llm.baseUrl;
-  const model = (cfg.get<string>('llm.model') ?? '').trim() || fromConfig.llm.model;
+  let baseUrl: string | undefined;
+  let model: string | undefined;
+  if (vscode.workspace.isTrusted) {
+    baseUrl = (cfg.get<string>('llm.baseUrl') ?? '').trim() || fromConfig.llm.baseUrl;
+    model = (cfg.get<string>('llm.model') ?? '').trim() || fromConfig.llm.model;
+  } else {
+    // The stored API key goes to this endpoint: an untrusted workspace must not choose it
+    // (through .vscode/settings.json or lightsop.config.json). Only user settings count.
+    baseUrl = (cfg.inspect<string>('llm.baseUrl')?.globalValue ?? '').trim() || undefined;
+    model = (cfg.inspect<string>('llm.model')?.globalValue ?? '').trim() || undefined;
+  }
   return { skillsPath, skillsOrigin, llm: { baseUrl, model }, configFile, configProblems };
 }

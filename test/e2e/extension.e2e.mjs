@@ -373,7 +373,12 @@ async function trustedWorkspace() {
 }
 
 async function untrustedWorkspace() {
-  const vs = await launch({ vsix: VSIX, workspaceFrom: WORKSPACE, name: 'untrusted', trust: false, keep: argv.includes('--keep') });
+  // The workspace also tries to choose the LLM endpoint (where an API key would go).
+  const llmBase = `http://127.0.0.1:${llm.address().port}/v1`;
+  const vs = await launch({
+    vsix: VSIX, workspaceFrom: WORKSPACE, name: 'untrusted', trust: false, keep: argv.includes('--keep'),
+    files: { '.vscode/settings.json': JSON.stringify({ 'lightsop.llm.baseUrl': llmBase, 'lightsop.llm.model': 'fake-model' }) },
+  });
   current = vs;
   const { page, editor } = vs;
   await vs.openFile('plans/hello.sop');
@@ -384,6 +389,16 @@ async function untrustedWorkspace() {
   log('refusal:', JSON.stringify(refusal));
   await vs.shot('untrusted-refusal');
   check('in an untrusted workspace Run Plan refuses to load skills.mjs and says why');
+
+  const requestsBefore = llmRequests.length;
+  await vs.openFile('plans/english.sop');
+  await editor.locator('.view-line', { hasText: '#!english' }).first().waitFor({ state: 'visible', timeout: 30000 });
+  await vs.runCommand('LightSOPLang: Run Plan');
+  const untrustedLlm = await vs.notification('This workspace is not trusted, so the endpoint is only taken from your user settings', 30000);
+  log('untrusted english:', JSON.stringify(untrustedLlm));
+  if (llmRequests.length !== requestsBefore) throw new Error('the LLM endpoint named by the untrusted workspace settings was contacted');
+  await vs.shot('untrusted-llm-endpoint');
+  check('in an untrusted workspace an #!english plan does not use the LLM endpoint from the workspace settings, and says why');
   await vs.close();
   current = null;
 }

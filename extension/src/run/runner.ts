@@ -95,6 +95,33 @@ export class PlanRunner implements vscode.Disposable {
     }
 
     const settings = planSettings(doc.uri);
+    // An english script needs its language model first: it writes the plan.
+    let llmAgent: OpenAiCompatibleAgent | null = null;
+    let llmStamp = 'none';
+    if (english) {
+      const { baseUrl, model } = settings.llm;
+      const envBase = process.env.LIGHTSOP_LLM_BASE_URL;
+      const envModel = process.env.LIGHTSOP_LLM_MODEL;
+      const base = baseUrl || envBase;
+      const mdl = model || envModel;
+      if (!base || !mdl) {
+        const where = vscode.workspace.isTrusted
+          ? 'Set lightsop.llm.baseUrl and lightsop.llm.model (or "llm" in lightsop.config.json).'
+          : 'This workspace is not trusted, so the endpoint is only taken from your user settings (lightsop.llm.baseUrl and lightsop.llm.model), never from the workspace: your API key is sent to it.';
+        void vscode.window.showErrorMessage(
+          `LightSOPLang: ${file} is an #!english script, so a language model writes its plan. ${where}`,
+          'Open Settings',
+        ).then((pick) => {
+          if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'lightsop.llm');
+        });
+        return { ran: false };
+      }
+      const apiKey = await getApiKey(this.secrets);
+      llmAgent = new OpenAiCompatibleAgent({ baseUrl: base, model: mdl, apiKey });
+      // The key itself is never kept or logged; a hash tells whether it changed.
+      llmStamp = `${base}|${mdl}|${apiKey ? createHash('sha256').update(apiKey).digest('hex').slice(0, 12) : 'no-key'}`;
+    }
+
     let registry = EMPTY_REGISTRY;
     let skillsNote = 'no skills configured: only assign works';
     let skillsStamp = 'none';
@@ -122,29 +149,6 @@ export class PlanRunner implements vscode.Disposable {
         }
         return { ran: false };
       }
-    }
-
-    let llmAgent: OpenAiCompatibleAgent | null = null;
-    let llmStamp = 'none';
-    if (english) {
-      const { baseUrl, model } = settings.llm;
-      const envBase = process.env.LIGHTSOP_LLM_BASE_URL;
-      const envModel = process.env.LIGHTSOP_LLM_MODEL;
-      const base = baseUrl || envBase;
-      const mdl = model || envModel;
-      if (!base || !mdl) {
-        void vscode.window.showErrorMessage(
-          `LightSOPLang: ${file} is an #!english script, so a language model writes its plan. Set lightsop.llm.baseUrl and lightsop.llm.model (or "llm" in lightsop.config.json).`,
-          'Open Settings',
-        ).then((pick) => {
-          if (pick) void vscode.commands.executeCommand('workbench.action.openSettings', 'lightsop.llm');
-        });
-        return { ran: false };
-      }
-      const apiKey = await getApiKey(this.secrets);
-      llmAgent = new OpenAiCompatibleAgent({ baseUrl: base, model: mdl, apiKey });
-      // The key itself is never kept or logged; a hash tells whether it changed.
-      llmStamp = `${base}|${mdl}|${apiKey ? createHash('sha256').update(apiKey).digest('hex').slice(0, 12) : 'no-key'}`;
     }
 
     const key = `${skillsStamp}|${llmStamp}`;
