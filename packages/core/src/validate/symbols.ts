@@ -33,11 +33,22 @@ export function buildSymbols(plan: Plan): Symbols {
   return { declarations, references, indexOf };
 }
 
+const dependentsCache = new WeakMap<Symbols, Map<string, string[]>>();
+
 /** Names of the declarations that reference `name` (its dependents), in source order. */
 export function dependentsOf(symbols: Symbols, name: string): string[] {
-  const out: string[] = [];
-  for (const [other, d] of symbols.declarations) {
-    if (d.dependencies.includes(name)) out.push(other);
+  let map = dependentsCache.get(symbols);
+  if (!map) {
+    // Built once per analysis, on first use: linting never needs it, editors ask often.
+    map = new Map();
+    for (const [other, d] of symbols.declarations) {
+      for (const dep of d.dependencies) {
+        const list = map.get(dep);
+        if (list) list.push(other);
+        else map.set(dep, [other]);
+      }
+    }
+    dependentsCache.set(symbols, map);
   }
-  return out;
+  return map.get(name)?.slice() ?? [];
 }

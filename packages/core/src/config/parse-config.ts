@@ -1,0 +1,186 @@
+/**
+ * `lightsop.config.json` (contract.md): `skills`, `plans` and `llm`. Pure: hosts read the file.
+ * Every problem is reported with the offsets of the field it is about, so the CLI can name the
+ * field and the language server can put a diagnostic on it; a problem in one field does not
+ * discard the others. API keys are refused: they belong in the environment or SecretStorage.
+ */
+import { suggest } from '../validate/suggest';
+
+export const CONFIG_FILE = 'lightsop.config.json';
+
+/** Half-open offsets in the config text. */
+export interface OffsetSpan {
+  readonly start: number;
+  readonly end: number;
+}
+
+/** Codes of problems with a config file (plan codes are in diagnostics/codes.ts). */
+export type ConfigProblemCode = 'invalid-config' | 'skills-not-loaded';
+
+export interface ConfigProblem {
+  readonly code: ConfigProblemCode;
+  readonly severity: 'error' | 'warning';
+  /** Names the field; the host adds the file. */
+  readonly message: string;
+  readonly span: OffsetSpan;
+}
+
+export interface WorkspaceConfig {
+  /** The `skills` path as written (relative to the config file), or null. */
+  readonly skills: string | null;
+  /** Where the `skills` value is, for problems about the skills file. */
+  readonly skillsSpan: OffsetSpan | null;
+  readonly plans: readonly string[] | null;
+  readonly llm: { readonly baseUrl?: string; readonly model?: string } | null;
+}
+
+export interface ParsedConfig {
+  /** Null when the text is not a JSON object at all. */
+  readonly config: WorkspaceConfig | null;
+  readonly problems: readonly ConfigProblem[];
+}
+
+interface FieldLocation {
+  readonly key: OffsetSpan;
+  readonly value: OffsetSpan;
+}
+
+const KEYS = ['skills', 'plans', 'llm'];
+const LLM_KEYS = ['baseUrl', 'model'];
+
+/**
+ * Where each object field of a valid JSON text is, by dotted path (`skills`, `llm.model`).
+ * Only called after JSON.parse accepted the text, so it can be a small permissive scanner.
+ */
+function locateFields(text: string, from: number): Map<string, FieldLocation> {
+  const out = new Map<string, FieldLocation>();
+  let i = from;
+  const skip = () => {
+    while (i < text.length && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  const readString = (): { span: OffsetSpan; value: string } => {
+    const start = i++;
+    while (i < text.length && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+    return { span: { start, end: i }, value: JSON.parse(text.slice(start, i)) as string };
+  };
+  const readValue = (path: string | null): OffsetSpan => {
+    skip();
+    const start = i;
+    const c = text[i];
+    if (c === '"') return readString().span;
+    if (c === '{' || c === '[') {
+      const close = c === '{' ? '}' : ']';
+      i++;
+      skip();
+      if (text[i] === close) return { start, end: ++i };
+      for (;;) {
+        skip();
+        if (c === '{') {
+          const key = readString();
+          skip();
+          i++; // the colon
+          const childPath = path === null ? null : path === '' ? key.value : `${path}.${key.value}`;
+          const value = readValue(childPath);
+          if (childPath !== null && !out.has(childPath)) out.set(childPath, { key: key.span, value });
+        } else readValue(null);
+        skip();
+        if (text[i] === ',') {
+          i++;
+          continue;
+        }
+        i++;
+        return { start, end: i };
+      }
+    }
+    while (i < text.length && !',}] \t\r\n'.includes(text[i]!)) i++;
+    return { start, end: i };
+  };
+  readValue('');
+  return out;
+}
+
+/** The offset a JSON.parse error message points at, when it says. */
+function syntaxErrorOffset(message: string, text: string): number {
+  const at = /at position (\d+)/.exec(message);
+  if (at) return Math.min(Number(at[1]), text.length);
+  return text.length;
+}
+
+/** Parses a config file's text, collecting every problem with its location. */
+export function parseConfigText(text: string): ParsedConfig {
+  // Editors may save a byte order mark, which JSON.parse rejects.
+  const from = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const problems: ConfigProblem[] = [];
+  const problem = (message: string, span: OffsetSpan, severity: 'error' | 'warning' = 'error') =>
+    problems.push({ code: 'invalid-config', severity, message, span });
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text.slice(from));
+  } catch (error) {
+    const message = (error as Error).message;
+    const at = from + syntaxErrorOffset(message, text.slice(from));
+    problem(`invalid JSON (${message})`, { start: Math.min(at, text.length), end: Math.min(at + 1, text.length) });
+    return { config: null, problems };
+  }
+  const whole = { start: from, end: text.length };
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) {
+    problem('the configuration must be a JSON object', whole);
+    return { config: null, problems };
+  }
+  const fields = locateFields(text, from);
+  const keySpan = (path: string) => fields.get(path)?.key ?? whole;
+  const valueSpan = (path: string) => fields.get(path)?.value ?? whole;
+  const obj = raw as Record<string, unknown>;
+  for (const key of Object.keys(obj)) {
+    if (KEYS.includes(key)) continue;
+    const hint = suggest(key, KEYS);
+    problem(`unknown field "${key}"${hint.length ? ` (did you mean "${hint[0]}"?)` : ''}; allowed fields: ${KEYS.join(', ')}`, keySpan(key));
+  }
+
+  let skills: string | null = null;
+  if (obj.skills !== undefined) {
+    if (typeof obj.skills !== 'string' || obj.skills.trim() === '') {
+      problem('field "skills" must be a non-empty string (a path relative to the config file)', valueSpan('skills'));
+    } else skills = obj.skills;
+  }
+
+  let plans: string[] | null = null;
+  if (obj.plans !== undefined) {
+    if (!Array.isArray(obj.plans) || !obj.plans.every((p) => typeof p === 'string' && p !== '')) {
+      problem('field "plans" must be an array of glob strings', valueSpan('plans'));
+    } else plans = obj.plans as string[];
+  }
+
+  let llm: WorkspaceConfig['llm'] = null;
+  if (obj.llm !== undefined) {
+    if (typeof obj.llm !== 'object' || obj.llm === null || Array.isArray(obj.llm)) {
+      problem('field "llm" must be an object with "baseUrl" and "model"', valueSpan('llm'));
+    } else {
+      const l = obj.llm as Record<string, unknown>;
+      let ok = true;
+      for (const key of Object.keys(l)) {
+        if (/key|token|secret/i.test(key)) {
+          ok = false;
+          problem(`field "llm.${key}" is not allowed: keep API keys in the LIGHTSOP_LLM_API_KEY environment variable`, keySpan(`llm.${key}`));
+        } else if (!LLM_KEYS.includes(key)) {
+          ok = false;
+          problem(`unknown field "llm.${key}"; allowed fields: ${LLM_KEYS.map((k) => `llm.${k}`).join(', ')}`, keySpan(`llm.${key}`));
+        }
+      }
+      if (l.baseUrl !== undefined && (typeof l.baseUrl !== 'string' || !/^https?:\/\//.test(l.baseUrl))) {
+        ok = false;
+        problem('field "llm.baseUrl" must be an http(s) URL', valueSpan('llm.baseUrl'));
+      }
+      if (l.model !== undefined && (typeof l.model !== 'string' || l.model === '')) {
+        ok = false;
+        problem('field "llm.model" must be a non-empty string', valueSpan('llm.model'));
+      }
+      if (ok) llm = { baseUrl: l.baseUrl as string | undefined, model: l.model as string | undefined };
+    }
+  }
+  return {
+    config: { skills, skillsSpan: skills === null ? null : valueSpan('skills'), plans, llm },
+    problems,
+  };
+}
