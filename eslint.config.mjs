@@ -1,0 +1,62 @@
+// ESLint: the dependency direction of ARCHITECTURE.md as rules, plus a few checks that catch
+// real bugs. Formatting is not linted.
+import tseslint from 'typescript-eslint';
+
+const editor = ['vscode', 'vscode-*', 'vscode-languageserver*', 'vscode-languageclient*'];
+
+export default tseslint.config(
+  { ignores: ['**/dist/**', '**/node_modules/**', 'test-results/**', 'extension/syntaxes/**', '**/*.vsix'] },
+  {
+    files: ['**/*.ts'],
+    languageOptions: { parser: tseslint.parser },
+    plugins: { '@typescript-eslint': tseslint.plugin },
+    rules: {
+      'no-debugger': 'error',
+      'no-dupe-keys': 'error',
+      'no-self-assign': 'error',
+      'no-unreachable': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+    },
+  },
+  {
+    files: ['packages/core/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'core imports nothing from the editor (ARCHITECTURE.md)' },
+          { group: ['node:*', 'fs', 'path', 'child_process', 'http', 'https', 'net', 'os'], message: 'core does no I/O (ARCHITECTURE.md)' },
+          { group: ['@lightsop/runtime*', '@lightsop/language-server*', '@lightsop/cli*', '**/runtime/**', '**/language-server/**', '**/cli/**'], message: 'core depends on no other package' },
+        ],
+      }],
+      'no-console': 'error',
+    },
+  },
+  {
+    files: ['packages/runtime/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'the runtime knows nothing of editors (ARCHITECTURE.md)' },
+          { group: ['@lightsop/language-server*', '@lightsop/cli*', '**/language-server/**', '**/cli/src/**'], message: 'the runtime imports only core' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['packages/language-server/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: ['vscode', 'vscode-languageclient*'], message: 'the server speaks LSP, not the VS Code API' },
+          { group: ['@lightsop/runtime*', '@lightsop/cli*', '**/runtime/src/**', '**/cli/src/**'], message: 'the language server imports only core' },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['packages/cli/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [{ group: editor, message: 'the CLI does not use editor APIs' }] }],
+    },
+  },
+);
