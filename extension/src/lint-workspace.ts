@@ -7,12 +7,11 @@
  */
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { analyzePlan, type SkillsDescription } from '@lightsop/core';
+import { analyzePlan, CONFIG_FILE, parseConfigText, type SkillsDescription } from '@lightsop/core';
 import { toVsDiagnostic } from './diagnostics';
 import { LANGUAGE_ID } from './language';
 import { planSettings } from './settings';
 import { loadSkillsForHost, SkillsRefusedError } from './skills';
-import { CONFIG_FILE, parseConfigText } from '../../packages/language-server/src/config';
 
 export interface LintSummary {
   readonly files: number;

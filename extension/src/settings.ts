@@ -9,7 +9,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { CONFIG_FILE, parseConfigText } from '../../packages/language-server/src/config';
+import { CONFIG_FILE, parseConfigText } from '@lightsop/core';
 
 export interface PlanSettings {
   /** Absolute path of the skills file, or null when none is configured. */
