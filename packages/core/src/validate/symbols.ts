@@ -11,26 +11,45 @@ export interface Symbols {
   readonly references: ReadonlyMap<string, readonly ReferenceArgument[]>;
   /** Position of each first declaration in the order of `declarations` (0, 1, 2, ...). */
   readonly indexOf: ReadonlyMap<string, number>;
+  /** Names that at least one `$` reference uses. */
+  readonly referenced: ReadonlySet<string>;
 }
 
-/** Builds the symbol table. */
+/**
+ * Builds the symbol table. `references` is built on first use: linting only needs the set of
+ * referenced names, editors need the tokens.
+ */
 export function buildSymbols(plan: Plan): Symbols {
   const declarations = new Map<string, Declaration>();
   const indexOf = new Map<string, number>();
-  const references = new Map<string, ReferenceArgument[]>();
+  const referenced = new Set<string>();
   for (const d of plan.declarations) {
     if (d.name !== '' && !declarations.has(d.name)) {
       indexOf.set(d.name, declarations.size);
       declarations.set(d.name, d);
     }
-    for (const a of d.arguments) {
-      if (a.kind !== 'reference') continue;
-      const list = references.get(a.name);
-      if (list) list.push(a);
-      else references.set(a.name, [a]);
-    }
+    for (const name of d.dependencies) referenced.add(name);
   }
-  return { declarations, references, indexOf };
+  let references: Map<string, ReferenceArgument[]> | null = null;
+  return {
+    declarations,
+    indexOf,
+    referenced,
+    get references() {
+      if (!references) {
+        references = new Map();
+        for (const d of plan.declarations) {
+          for (const a of d.arguments) {
+            if (a.kind !== 'reference') continue;
+            const list = references.get(a.name);
+            if (list) list.push(a);
+            else references.set(a.name, [a]);
+          }
+        }
+      }
+      return references;
+    },
+  };
 }
 
 const dependentsCache = new WeakMap<Symbols, Map<string, string[]>>();

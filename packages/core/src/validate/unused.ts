@@ -10,7 +10,7 @@ const EXEMPT_COMMANDS = new Set(['final_answer', 'cannot_complete']);
 export function checkUnused(symbols: Symbols): Diagnostic[] {
   const out: Diagnostic[] = [];
   for (const [name, d] of symbols.declarations) {
-    if (symbols.references.has(name) || name === 'lastAnswer') continue;
+    if (symbols.referenced.has(name) || name === 'lastAnswer') continue;
     if (d.command && EXEMPT_COMMANDS.has(d.command.name)) continue;
     const isAssign = d.command?.name === 'assign';
     out.push({
