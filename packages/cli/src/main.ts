@@ -4,6 +4,7 @@
  * stderr with the contract's exit code, never a stack trace (set LIGHTSOP_DEBUG=1 to see one).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { DIAGNOSTIC_CODES } from '@lightsop/core';
 import pkg from '../package.json';
 import { fmtCommand } from './commands/fmt';
 import { graphCommand } from './commands/graph';
@@ -52,6 +53,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .addOption(new Option('-f, --format <format>', 'output format').choices(['text', 'json', 'sarif', 'github']).default('text'))
     .option('--max-warnings <n>', 'exit 1 when there are more warnings than this', nonNegativeInt)
     .option('-q, --quiet', 'report errors only')
+    .addHelpText('after', `\nDiagnostic codes (stable):\n${DIAGNOSTIC_CODES.map((c) => `  ${c.code.padEnd(26)} ${c.severity === 'error' ? 'error  ' : 'warning'}  ${c.summary}`).join('\n')}\n\nExit codes: 0 no errors (warnings within --max-warnings), 1 otherwise, 2 usage or I/O error, 3 invalid lightsop.config.json.`)
     .action(async (paths: string[], opts) => {
       result.code = await lintCommand(paths, opts, io);
     });

@@ -8,7 +8,6 @@ import { DIAGNOSTIC_CODES, type Severity } from '@lightsop/core';
 import type { FileReport } from './types';
 
 const LEVEL: Record<Severity, Sarif.Result.level> = { error: 'error', warning: 'warning', info: 'note' };
-const HELP = 'https://github.com/lightsop/lightsop/blob/main/docs/diagnostics.md';
 
 function ruleName(code: string): string {
   return code.replace(/(^|-)(\w)/g, (_, __, c: string) => c.toUpperCase());
@@ -24,7 +23,7 @@ export function buildSarif(reports: readonly FileReport[], options: { cwd: strin
     name: ruleName(c.code),
     shortDescription: { text: c.summary },
     fullDescription: { text: c.summary },
-    helpUri: `${HELP}#${c.code}`,
+    help: { text: `${c.summary} See docs/diagnostics.md#${c.code} in the LightSOPLang toolchain.` },
     defaultConfiguration: { level: LEVEL[c.severity] },
     properties: { tags: [c.category] },
   }));
@@ -54,7 +53,7 @@ export function buildSarif(reports: readonly FileReport[], options: { cwd: strin
     version: '2.1.0',
     runs: [
       {
-        tool: { driver: { name: 'lightsop', informationUri: 'https://github.com/lightsop/lightsop', semanticVersion: options.version, version: options.version, rules } },
+        tool: { driver: { name: 'lightsop', semanticVersion: options.version, version: options.version, rules } },
         originalUriBaseIds: { '%SRCROOT%': { uri: pathToFileURL(options.cwd).href.replace(/\/?$/, '/') } },
         columnKind: 'utf16CodeUnits',
         results,

@@ -42,7 +42,7 @@ const table: readonly CodeInfo[] = [
   { code: 'undefined-variable', category: 'topology', severity: 'error', summary: 'A $reference names a variable that is not declared.' },
   { code: 'cycle', category: 'topology', severity: 'error', summary: 'Declarations depend on each other in a cycle, so none of them can run.' },
   { code: 'unknown-command', category: 'skills', severity: 'error', summary: 'A command is not in the skills description.' },
-  { code: 'unused-variable', category: 'advisory', severity: 'warning', summary: 'A declared variable is never referenced.' },
+  { code: 'unused-variable', category: 'advisory', severity: 'warning', summary: 'A declared variable is never referenced (a warning for assign, info for other steps).' },
 ];
 
 /** Every stable code with its metadata, in check order. */
