@@ -117,7 +117,7 @@ describe('workspace', () => {
     expect((await c.diagnostics(uriOf('lightsop.config.json'), () => true, mark)).diagnostics).toEqual([]);
   });
 
-  it('takes trust from initializationOptions and from workspace/didChangeConfiguration', async () => {
+  it('takes trust from initializationOptions; workspace/didChangeConfiguration revokes it but never grants it', async () => {
     write('lightsop.config.json', { skills: './skills.mjs' });
     write('skills.mjs', 'export default { listCommands: () => [{ name: "fetch", description: "d" }], executeCommand: () => undefined };\n');
     const c = await start({ initializationOptions: { trusted: true } });
@@ -130,6 +130,14 @@ describe('workspace', () => {
     expect(unknownCommands(refused)).toEqual([]);
     const config = await c.diagnostics(uriOf('lightsop.config.json'), () => true, mark);
     expect(config.diagnostics[0]!.code).toBe('skills-not-loaded');
+    // A settings change claiming trust changes nothing; only lightsop/setTrusted grants it.
+    await c.connection.sendNotification('workspace/didChangeConfiguration', { settings: { lightsop: { trusted: true } } });
+    const edited = await c.change(plan, `${PLAN}\n`);
+    expect(unknownCommands(await c.diagnosticsFor(plan, edited))).toEqual([]);
+    const mark2 = c.diagnosticsLog.length;
+    await c.connection.sendNotification('lightsop/setTrusted', { trusted: true });
+    const granted = await c.diagnostics(plan, (p) => unknownCommands(p).length > 0, mark2);
+    expect(unknownCommands(granted)).toHaveLength(1);
   });
 
   it('reports a skills module that cannot be loaded', async () => {

@@ -9,6 +9,8 @@
  * `main.ts` knows about process streams.
  */
 import {
+  RegistrationRequest,
+  UnregistrationRequest,
   CodeActionKind,
   DidChangeWatchedFilesNotification,
   LSPErrorCodes,
@@ -201,8 +203,29 @@ export function createServer(connection: Connection): LightsopServer {
     const relative = capabilities.workspace.didChangeWatchedFiles.relativePatternSupport === true;
     const watchers = targets.map((t) => ({ globPattern: relative ? { baseUri: t.baseUri, pattern: t.pattern } : `**/${t.pattern}` }));
     const previous = watcherRegistration;
-    watcherRegistration = await connection.client.register(DidChangeWatchedFilesNotification.type, { watchers });
-    previous?.dispose();
+    watcherRegistration = await registerWatchers(watchers);
+    if (!disposed) previous?.dispose();
+  }
+  /**
+   * Registers file watchers with plain protocol requests rather than `connection.client.register`,
+   * whose disposer logs a failed unregistration on the connection and so throws (an unhandled
+   * rejection) when the client has already gone away.
+   */
+  let registrationCounter = 0;
+  async function registerWatchers(watchers: unknown[]): Promise<Disposable> {
+    const id = `lightsop-watchers-${++registrationCounter}`;
+    const method = DidChangeWatchedFilesNotification.type.method;
+    await connection.sendRequest(RegistrationRequest.type, { registrations: [{ id, method, registerOptions: { watchers } }] });
+    return {
+      dispose: () => {
+        if (disposed) return;
+        try {
+          connection.sendRequest(UnregistrationRequest.type, { unregisterations: [{ id, method }] }).catch(() => undefined);
+        } catch {
+          // The connection is closed; the client forgets its registrations with it.
+        }
+      },
+    };
   }
   const refreshWatchers = () => {
     updateWatchers().catch((error: unknown) => logError(`lightsop: registering file watchers failed: ${(error as Error)?.message ?? String(error)}`));
@@ -255,7 +278,12 @@ export function createServer(connection: Connection): LightsopServer {
   connection.onNotification(SetTrustedNotification, (params) => {
     if (typeof params?.trusted === 'boolean') workspace.setTrusted(params.trusted);
   });
-  connection.onDidChangeConfiguration((params) => applySettings(readSettings(params.settings)));
+  // Settings may come from a workspace's own files (clients sync them), so a configuration change
+  // can revoke trust but never grant it: only initializationOptions and lightsop/setTrusted can.
+  connection.onDidChangeConfiguration((params) => {
+    const settings = readSettings(params.settings);
+    applySettings({ ...settings, trusted: settings.trusted === false ? false : undefined });
+  });
 
   // Fires on open and on every edit. A document's first diagnostics are not delayed.
   documents.onDidChangeContent((e) => {
@@ -294,9 +322,12 @@ export function createServer(connection: Connection): LightsopServer {
 
   return {
     dispose() {
+      // The connection is going away with the server: unregistering the watchers would send a
+      // request that can only fail (and vscode-languageserver logs that failure on the closed
+      // connection, an unhandled rejection).
       disposed = true;
       timers.dispose();
-      watcherRegistration?.dispose();
+      watcherRegistration = null;
     },
   };
 }
