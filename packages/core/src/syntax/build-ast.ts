@@ -156,6 +156,16 @@ class PlanBuilder {
     return { plan, diagnostics: this.diagnostics, lineIndex: this.lineIndex };
   }
 
+  private readonly interned = new Map<string, string>();
+
+  /** Command names repeat across a plan; keep one string each. */
+  private intern(text: string): string {
+    const known = this.interned.get(text);
+    if (known !== undefined) return known;
+    this.interned.set(text, text);
+    return text;
+  }
+
   private commentLine(n: number): CommentNode {
     const { text, lines } = this;
     const hash = lines.eff[n]!;
@@ -215,7 +225,7 @@ class PlanBuilder {
     let command: CommandNode | null = null;
     if (commandToken) {
       const quoted = commandToken.tokenType === Quoted;
-      const commandName = quoted ? quotedPayload(commandToken).value : commandToken.image;
+      const commandName = this.intern(quoted ? quotedPayload(commandToken).value : commandToken.image);
       if (commandName !== '') {
         command = { kind: 'command', name: commandName, range: tokenRange(commandToken), quote: quoted ? quotedPayload(commandToken).quote : null };
       }
@@ -321,17 +331,20 @@ class PlanBuilder {
     const blockEndOffset = first <= last ? trimEnd(text, lines.start[last]!, lines.end[last]!) : headerEnd;
     const declaration: Declaration = {
       kind: 'declaration',
-      range: blockEndOffset > headerEnd ? this.lineIndex.range(headerRange.start, blockEndOffset) : lineRange(lineNumber, lineStart, headerRange.start, headerEnd),
+      // Most declarations are one header line without a comment: share the range object.
+      range: blockEndOffset > headerEnd ? this.lineIndex.range(headerRange.start, blockEndOffset)
+        : headerEnd === codeEnd ? headerRange : lineRange(lineNumber, lineStart, headerRange.start, headerEnd),
       headerRange,
       name,
       nameRange,
       command,
-      arguments: args,
+      // slice(): an array grown by push keeps spare capacity (17 slots); plans keep 100k of these.
+      arguments: args.length === 0 ? EMPTY : args.slice(),
       dependencies,
       lineNumber,
-      commentLines,
-      comment: commentLines.join('\n').trim(),
-      comments,
+      commentLines: commentLines.length === 0 ? EMPTY : commentLines.slice(),
+      comment: commentLines.length === 0 ? '' : commentLines.join('\n').trim(),
+      comments: comments.length === 0 ? EMPTY : comments.slice(),
       body,
       hasError: lexicalError !== null || heredocError || name === '' || command === null,
     };
