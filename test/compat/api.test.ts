@@ -1,5 +1,6 @@
 // @lightsop/runtime/compat as an AchillesAgentLib user calls it: exports, the positional
 // constructor and its option keys, members, `variables`, `parseCode`, payloads and value helpers.
+import { inspect } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import LightSOPLangInterpreter, {
   DefaultExecutionMonitor,
@@ -292,6 +293,7 @@ describe('variables', () => {
     await interpreter.ready;
     const { variables } = interpreter;
     expect(variables).toBeInstanceOf(Map);
+    expect(inspect(variables)).toContain("'top' => LightSOPLangVariable");
     expect([...variables.keys()]).toEqual(['seed', 'mid', 'top', 'input']);
     expect(variables.size).toBe(4);
     const mid = variables.get('mid')!;

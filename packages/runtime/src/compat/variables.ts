@@ -126,6 +126,12 @@ export class VariablesView extends Map<string, LightSOPLangVariable> {
     super.forEach((value, key) => callback.call(thisArg, value, key, this));
   }
 
+  /** What `console.log` and `util.inspect` show: the current contents. */
+  [Symbol.for('nodejs.util.inspect.custom')](): Map<string, LightSOPLangVariable> {
+    this.#sync();
+    return new Map(super.entries());
+  }
+
   override set(_name: string, _variable: LightSOPLangVariable): this {
     throw new TypeError(READ_ONLY);
   }
