@@ -191,6 +191,15 @@ describe('english script errors', () => {
     expect(noFinal.prompts).toHaveLength(2);
   });
 
+  it('a generated plan with a syntax error and no final declaration reports the syntax error, as the reference parses first', async () => {
+    const agent = scriptedAgent('@a emit "unclosed');
+    await expect(new LightSOPLangInterpreter('#!english\nanswer', finals(), { llmAgent: agent, maxLlmaRounds: 1 }).ready)
+      .rejects.toThrow('Unterminated string literal at line 1');
+    const undefinedRef = scriptedAgent('@a emit $nope');
+    await expect(new LightSOPLangInterpreter('#!english\nanswer', finals(), { llmAgent: undefinedRef, maxLlmaRounds: 1 }).ready)
+      .rejects.toThrow('LightSOPLang plans generated from #!english must include at least one');
+  });
+
   it('a blank answer rejects with the reference text', async () => {
     const blank = scriptedAgent('   ');
     await expect(new LightSOPLangInterpreter('#!english\nanswer', finals(), { llmAgent: blank, maxLlmaRounds: 3 }).ready).rejects.toThrow('LLMAgent returned empty code');

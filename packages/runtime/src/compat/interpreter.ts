@@ -79,6 +79,7 @@ export interface UpdateMetadata {
 }
 
 const MODEL_FAILED = 'the language model failed: ';
+const NO_FINAL = 'LightSOPLang plans generated from #!english must include';
 
 function ensureRegistry(registry: unknown): LightSOPLangRegistry {
   if (!registry || typeof registry !== 'object') throw new TypeError('commandsRegistry must be an object');
@@ -128,6 +129,8 @@ export class LightSOPLangInterpreter {
   /** Plain code stored by `generateOnly`, which the reference keeps without running it. */
   #storedSource: string | null = null;
   #agentError: unknown = null;
+  /** The last plan the model wrote, for the reference's error order. */
+  #generated: string | null = null;
 
   constructor(code: string | null | undefined, commandsRegistry: LightSOPLangRegistry, options?: LightSOPLangOptions);
   constructor(code: string | null | undefined, commandsRegistry: LightSOPLangRegistry, onFail: OnFail, options?: LightSOPLangOptions);
@@ -178,6 +181,7 @@ export class LightSOPLangInterpreter {
         return self.llmInvocationContext ?? undefined;
       },
       onPlanGenerated: (event) => {
+        self.#generated = event.code;
         if (typeof self.onPlanGenerated === 'function') self.onPlanGenerated(event);
       },
       onEvent: (event) => {
@@ -251,6 +255,7 @@ export class LightSOPLangInterpreter {
     }
     this.#storedSource = null;
     this.#agentError = null;
+    this.#generated = null;
     this.#version++;
     try {
       await this.#runtime.updateCode(code);
@@ -275,6 +280,12 @@ export class LightSOPLangInterpreter {
     }
     if (error instanceof PlanGenerationError) {
       if (error.message.startsWith(MODEL_FAILED) && this.#agentError !== null) return this.#agentError;
+      if (error.message.startsWith(NO_FINAL) && this.#generated !== null) {
+        // The reference parses a generated plan before it looks for a final declaration.
+        const { plan, diagnostics } = parsePlan(this.#generated);
+        const first = firstError(diagnostics);
+        if (first) return Object.assign(new Error(referenceText(first, plan.declarations, null), { cause: error }), { diagnostics });
+      }
       return new Error(error.message, { cause: error });
     }
     return error;
