@@ -60,6 +60,12 @@ export interface InterpreterOptions {
   /** Most commands running at once; unbounded by default. */
   concurrency?: number;
   onEvent?: (event: RunEvent) => void;
+  /**
+   * Checked before each command starts: while it returns true, no further command starts and the
+   * run ends once the commands in flight have settled (a session pauses on a command that waits
+   * for the user, sessions.md 2.5). Commands that never started keep their `undefined` reasons.
+   */
+  holdNewCommands?: () => boolean;
 }
 
 export interface UpdateOptions {
@@ -508,7 +514,8 @@ export class Interpreter {
       let flushPending = false;
       let syncRounds = 0;
       let done = false;
-      const stopped = () => ctx.halt !== null || ctx.aborted;
+      const hold = this.options.holdNewCommands;
+      const stopped = () => ctx.halt !== null || ctx.aborted || (hold !== undefined && hold() === true);
       const finish = () => {
         if (done) return;
         done = true;
