@@ -286,3 +286,30 @@ describe('abort, events, targets', () => {
     expect(new Set(registry.payloads.slice(10000).map((p) => p.variable))).toEqual(new Set(Array.from({ length: 500 }, (_, i) => `c3_${500 + i}`)));
   });
 });
+
+describe('beforeCommand (the debugger hook)', () => {
+  it('is awaited before each declaration starts, in start order; an abort while paused stops the run', async () => {
+    const seen: string[] = [];
+    let release: (() => void) | null = null;
+    const controller = new AbortController();
+    const registry = testRegistry();
+    const interpreter = new Interpreter({
+      registry,
+      signal: controller.signal,
+      beforeCommand: async (step) => {
+        seen.push(step.variable);
+        if (step.variable === 'c') await new Promise<void>((resolve) => (release = resolve));
+      },
+    });
+    const run = interpreter.updateCode('@a emit 1\n@b combine $a\n@c combine $b\n@d combine $c');
+    await delay(30);
+    expect(seen).toEqual(['a', 'b', 'c']);
+    expect(registry.log).toEqual(['emit 1', 'combine 1']);
+    controller.abort();
+    release!();
+    const result = await run;
+    expect(result.aborted).toBe(true);
+    expect(registry.log).toEqual(['emit 1', 'combine 1']);
+    expect(interpreter.getVarValue('c')).toBe('undefined:waiting for b');
+  });
+});

@@ -66,6 +66,12 @@ export interface InterpreterOptions {
    * for the user, sessions.md 2.5). Commands that never started keep their `undefined` reasons.
    */
   holdNewCommands?: () => boolean;
+  /**
+   * Awaited just before a ready declaration starts (a debugger pauses here at breakpoints and
+   * between steps). The declaration counts as running meanwhile; when the run is aborted during
+   * the wait, it does not start and keeps its `undefined` value.
+   */
+  beforeCommand?: (step: { variable: string; command: string; lineNumber: number }, signal: AbortSignal | null) => Promise<void> | void;
 }
 
 export interface UpdateOptions {
@@ -560,6 +566,17 @@ export class Interpreter {
 
   /** Executes one declaration and stores and propagates its outcome (6.4). */
   private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean): Promise<void> {
+    if (this.options.beforeCommand) {
+      try {
+        await this.options.beforeCommand({ variable: e.name, command: e.command, lineNumber: e.lineNumber }, ctx.signal);
+      } catch {
+        // A failing hook must not fail the run; the declaration runs as usual.
+      }
+      if (ctx.signal?.aborted) {
+        ctx.aborted = true;
+        return;
+      }
+    }
     const args: unknown[] = new Array(e.args.length);
     let raw = e.command;
     for (let i = 0; i < e.args.length; i++) {
