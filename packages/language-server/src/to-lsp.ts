@@ -6,7 +6,7 @@
  * character (spec 1.1). Diagnostics are converted here too, so severities, tags and related
  * information are decided in one place. Nothing else in the server does position arithmetic.
  */
-import { computeLineStarts, type Diagnostic as CoreDiagnostic, type LineIndex } from '@lightsop/core';
+import { computeLineStarts, LineIndex, type Diagnostic as CoreDiagnostic } from '@lightsop/core';
 import {
   DiagnosticSeverity,
   DiagnosticTag,
@@ -51,10 +51,13 @@ function lspLineStarts(text: string): number[] {
  */
 export class PositionMap {
   private readonly starts: ArrayLike<number>;
+  /** Core's line index over LSP's line starts (its lines are 1-based). */
+  private readonly index: LineIndex;
 
   constructor(readonly text: string, coreIndex?: LineIndex) {
-    if (hasLoneCarriageReturn(text)) this.starts = lspLineStarts(text);
-    else this.starts = coreIndex && coreIndex.text === text ? coreIndex.lineStarts : computeLineStarts(text);
+    if (hasLoneCarriageReturn(text)) this.index = new LineIndex(text, lspLineStarts(text));
+    else this.index = coreIndex && coreIndex.text === text ? coreIndex : new LineIndex(text, computeLineStarts(text));
+    this.starts = this.index.lineStarts;
   }
 
   /** Number of LSP lines. */
@@ -64,15 +67,7 @@ export class PositionMap {
 
   /** 0-based LSP line of an offset. */
   lineOf(offset: number): number {
-    const starts = this.starts;
-    let lo = 0;
-    let hi = starts.length - 1;
-    while (lo < hi) {
-      const mid = (lo + hi + 1) >> 1;
-      if (starts[mid]! <= offset) lo = mid;
-      else hi = mid - 1;
-    }
-    return lo;
+    return this.index.lineOf(offset) - 1;
   }
 
   /** Offset of the first character of a 0-based line (clamped). */
