@@ -7,7 +7,7 @@
 import * as vscode from 'vscode';
 import { LanguageClient, TransportKind, type LanguageClientOptions, type ServerOptions } from 'vscode-languageclient/node';
 import { LANGUAGE_ID } from './language';
-import { SET_TRUSTED_METHOD, type LightsopInitializationOptions, type SetTrustedParams } from './server-protocol';
+import { SET_SKILLS_METHOD, SET_TRUSTED_METHOD, type LightsopInitializationOptions, type SetSkillsParams, type SetTrustedParams } from './server-protocol';
 
 export async function startClient(context: vscode.ExtensionContext): Promise<LanguageClient> {
   const module = context.asAbsolutePath('dist/server.cjs');
@@ -15,7 +15,10 @@ export async function startClient(context: vscode.ExtensionContext): Promise<Lan
     run: { module, transport: TransportKind.ipc },
     debug: { module, transport: TransportKind.ipc, options: { execArgv: ['--nolazy', '--inspect=6009'] } },
   };
-  const initializationOptions: LightsopInitializationOptions = { trusted: vscode.workspace.isTrusted };
+  // The lightsop.skills setting overrides the config's skills for completion and diagnostics too,
+  // as it does for Run Plan. A module it names is still only imported in a trusted workspace.
+  const skillsSetting = (): string | null => (vscode.workspace.getConfiguration('lightsop').get<string>('skills') ?? '').trim() || null;
+  const initializationOptions: LightsopInitializationOptions = { trusted: vscode.workspace.isTrusted, skills: skillsSetting() };
   const clientOptions: LanguageClientOptions = {
     documentSelector: [
       { scheme: 'file', language: LANGUAGE_ID },
@@ -30,6 +33,11 @@ export async function startClient(context: vscode.ExtensionContext): Promise<Lan
     vscode.workspace.onDidGrantWorkspaceTrust(() => {
       const params: SetTrustedParams = { trusted: true };
       void client.sendNotification(SET_TRUSTED_METHOD, params);
+    }),
+    vscode.workspace.onDidChangeConfiguration((e) => {
+      if (!e.affectsConfiguration('lightsop.skills')) return;
+      const params: SetSkillsParams = { skills: skillsSetting() };
+      void client.sendNotification(SET_SKILLS_METHOD, params);
     }),
   );
   await client.start();

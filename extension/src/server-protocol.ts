@@ -5,7 +5,10 @@
  * its types and repeats the method name here. test/webview/messages.test.ts checks that both
  * agree.
  */
-export type { LightsopInitializationOptions, SetTrustedParams } from '../../packages/language-server/src/shared-protocol';
+export type { LightsopInitializationOptions, SetSkillsParams, SetTrustedParams } from '../../packages/language-server/src/shared-protocol';
 
 /** `lightsop/setTrusted`: the workspace became trusted. */
 export const SET_TRUSTED_METHOD = 'lightsop/setTrusted';
+
+/** `lightsop/setSkills`: the `lightsop.skills` setting changed (null: use lightsop.config.json). */
+export const SET_SKILLS_METHOD = 'lightsop/setSkills';

@@ -140,6 +140,19 @@ describe('workspace', () => {
     expect(unknownCommands(granted)).toHaveLength(1);
   });
 
+  it("uses the client's skills override (VS Code's lightsop.skills) instead of the config's, and follows lightsop/setSkills", async () => {
+    write('lightsop.config.json', { skills: './skills.json' });
+    write('skills.json', { fetch: 'Downloads a URL', summarize: 'Summarizes text' });
+    write('other.json', { fetch: 'Downloads a URL' });
+    const c = await start({ initializationOptions: { skills: 'other.json' } });
+    const plan = uriOf('plan.sop');
+    await c.open(plan, PLAN);
+    expect(unknownCommands(await c.diagnostics(plan, (p) => unknownCommands(p).length > 0))).toEqual(["Unknown command 'summarize': it is not in the skills description"]);
+    const mark = c.diagnosticsLog.length;
+    await c.connection.sendNotification('lightsop/setSkills', { skills: null });
+    expect(unknownCommands(await c.diagnostics(plan, () => true, mark))).toEqual([]);
+  });
+
   it('reports a skills module that cannot be loaded', async () => {
     write('lightsop.config.json', { skills: './skills.mjs' });
     write('skills.mjs', 'export default 42;\n');

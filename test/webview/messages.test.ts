@@ -2,10 +2,10 @@
 // the page are checked before use, the page's CSP allows only the nonce'd script and style, and
 // the extension's copy of the server's custom method names matches the server's declaration.
 import { describe, expect, it } from 'vitest';
-import { SetTrustedNotification } from '@lightsop/language-server';
+import { SetSkillsNotification, SetTrustedNotification } from '@lightsop/language-server';
 import { graphHtml, makeNonce } from '../../extension/src/graph/html';
 import { isFromWebview } from '../../extension/src/graph/protocol';
-import { SET_TRUSTED_METHOD } from '../../extension/src/server-protocol';
+import { SET_SKILLS_METHOD, SET_TRUSTED_METHOD } from '../../extension/src/server-protocol';
 
 describe('messages from the graph page', () => {
   it('accepts ready and well-formed reveal messages only', () => {
@@ -41,5 +41,6 @@ describe('the graph page HTML', () => {
 describe('extension and language server agree on custom messages', () => {
   it('uses the server\'s method for setTrusted', () => {
     expect(SET_TRUSTED_METHOD).toBe(SetTrustedNotification.method);
+    expect(SET_SKILLS_METHOD).toBe(SetSkillsNotification.method);
   });
 });

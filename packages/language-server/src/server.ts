@@ -44,7 +44,7 @@ import { getRenameEdits, prepareRename, RenameRefusedError } from './features/re
 import { getSelectionRanges } from './features/selection-ranges';
 import { getSemanticTokens, SEMANTIC_TOKENS_LEGEND } from './features/semantic-tokens';
 import { autoDelay, DebounceTimers } from './scheduler';
-import { PlanGraphRequest, SetTrustedNotification, type LightsopInitializationOptions } from './shared-protocol';
+import { PlanGraphRequest, SetSkillsNotification, SetTrustedNotification, type LightsopInitializationOptions } from './shared-protocol';
 import { PositionMap, toLspConfigDiagnostic } from './to-lsp';
 import { Workspace } from './workspace';
 
@@ -61,8 +61,9 @@ function readSettings(raw: unknown): LightsopInitializationOptions {
   if (typeof raw !== 'object' || raw === null) return {};
   const obj = raw as Record<string, unknown>;
   const section = typeof obj.lightsop === 'object' && obj.lightsop !== null ? (obj.lightsop as Record<string, unknown>) : obj;
-  const out: { trusted?: boolean; diagnosticsDelay?: number | 'auto' } = {};
+  const out: { trusted?: boolean; diagnosticsDelay?: number | 'auto'; skills?: string | null } = {};
   if (typeof section.trusted === 'boolean') out.trusted = section.trusted;
+  if (typeof section.skills === 'string' || section.skills === null) out.skills = section.skills;
   const delay = section.diagnosticsDelay;
   if (delay === 'auto' || (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0)) out.diagnosticsDelay = delay;
   return out;
@@ -136,6 +137,7 @@ export function createServer(connection: Connection): LightsopServer {
   const applySettings = (settings: LightsopInitializationOptions) => {
     if (settings.diagnosticsDelay !== undefined) diagnosticsDelay = settings.diagnosticsDelay;
     if (settings.trusted !== undefined) workspace.setTrusted(settings.trusted);
+    if (settings.skills !== undefined) workspace.setSkillsOverride(settings.skills);
   };
 
   /** The analysed current version of a plan document, or null for unknown or non-plan documents. */
@@ -274,6 +276,9 @@ export function createServer(connection: Connection): LightsopServer {
   // Watched files are handled whether or not we registered for them: a client may watch on its own.
   connection.onDidChangeWatchedFiles((params) => {
     void workspace.filesChanged(params.changes.map((c) => c.uri)).then(refreshWatchers);
+  });
+  connection.onNotification(SetSkillsNotification, (params) => {
+    if (params && (typeof params.skills === 'string' || params.skills === null)) workspace.setSkillsOverride(params.skills);
   });
   connection.onNotification(SetTrustedNotification, (params) => {
     if (typeof params?.trusted === 'boolean') workspace.setTrusted(params.trusted);

@@ -11,7 +11,15 @@ export interface LightsopInitializationOptions {
   readonly trusted?: boolean;
   /** Diagnostics delay after an edit, in milliseconds, or "auto" (the default; see docs/language-server.md). */
   readonly diagnosticsDelay?: number | 'auto';
+  /** A skills file used instead of each folder config's `skills` (relative to the folder). */
+  readonly skills?: string | null;
 }
+
+/** `lightsop/setSkills`: the client's skills override changed (null: use the configs again). */
+export interface SetSkillsParams {
+  readonly skills: string | null;
+}
+export const SetSkillsNotification = new NotificationType<SetSkillsParams>('lightsop/setSkills');
 
 /** `lightsop/setTrusted`: the client's trust decision changed (VS Code: workspace trust granted). */
 export interface SetTrustedParams {

@@ -94,6 +94,7 @@ function sameDescription(a: SkillsDescription | null, b: SkillsDescription | nul
 export class Workspace {
   private folders: Folder[] = [];
   private trusted = false;
+  private skillsOverride: string | null = null;
   private nextKey = 1;
   /** Messages already shown, so a refusal is announced once and not on every reload. */
   private readonly announced = new Set<string>();
@@ -137,6 +138,19 @@ export class Workspace {
   setTrusted(trusted: boolean): void {
     if (trusted === this.trusted) return;
     this.trusted = trusted;
+    this.announced.clear();
+    for (const folder of this.folders) this.reload(folder);
+  }
+
+  /**
+   * A skills file chosen by the client (VS Code's `lightsop.skills` setting) in place of each
+   * folder config's `skills`; relative paths are relative to the folder. Null goes back to the
+   * configs. A module is still only imported in a trusted workspace.
+   */
+  setSkillsOverride(skills: string | null): void {
+    const value = skills && skills.trim() !== '' ? skills : null;
+    if (value === this.skillsOverride) return;
+    this.skillsOverride = value;
     this.announced.clear();
     for (const folder of this.folders) this.reload(folder);
   }
@@ -229,7 +243,7 @@ export class Workspace {
       const parsed = parseConfigText(text);
       problems.push(...parsed.problems);
       const config = parsed.config;
-      if (config?.skills) {
+      if (config?.skills && this.skillsOverride === null) {
         skillsPath = path.resolve(folder.path, config.skills);
         source = config.skills;
         const loaded = await this.loadSkills(skillsPath, config.skills);
@@ -239,6 +253,14 @@ export class Workspace {
           if (loaded.announce) this.announce(loaded.severity, loaded.problem);
         }
       }
+    }
+    if (this.skillsOverride !== null) {
+      // The client's setting wins over the config; its problems have no place in the config file.
+      skillsPath = path.resolve(folder.path, this.skillsOverride);
+      source = this.skillsOverride;
+      const loaded = await this.loadSkills(skillsPath, this.skillsOverride);
+      if ('description' in loaded) description = loaded.description;
+      else this.announce(loaded.severity, loaded.problem);
     }
     if (generation !== folder.generation) return;
     folder.skillsPath = skillsPath;
