@@ -70,6 +70,33 @@ describe('#!english scripts', () => {
     await expect(interpreter.updateCode('#!english\nanswer')).rejects.toThrow();
     expect(agent.prompts).toHaveLength(2);
   });
+  it('a blank answer or a model error in the initial round is a failed round, not a rejection (Q11)', async () => {
+    let calls = 0;
+    const agent: LlmAgent = {
+      async executePrompt(prompt) {
+        calls++;
+        if (calls === 1) return '   ';
+        if (calls === 2) throw new Error('model unavailable');
+        expect(prompt).toContain('- __plan__: plan-error:the language model failed: model unavailable');
+        return '@lastAnswer final_answer ok';
+      },
+    };
+    const interpreter = new Interpreter({ registry: withFinal(), llmAgent: agent });
+    await interpreter.updateCode('#!english\nanswer');
+    expect(calls).toBe(3);
+    expect(interpreter.getVarValue('lastAnswer')).toBe('ok');
+  });
+  it('an abort while the model is writing the plan resolves the update as aborted', async () => {
+    const controller = new AbortController();
+    const agent: LlmAgent = {
+      executePrompt: (_prompt, options) => new Promise((_resolve, reject) => {
+        options?.signal?.addEventListener('abort', () => reject(new Error('aborted')));
+        controller.abort();
+      }),
+    };
+    const interpreter = new Interpreter({ registry: withFinal(), llmAgent: agent, signal: controller.signal });
+    await expect(interpreter.updateCode('#!english\nanswer')).resolves.toMatchObject({ aborted: true });
+  });
   it('112: failures and cancellations trigger a revision; undefined variables do not', async () => {
     const agent = scriptedAgent(['@n nothing\n@lastAnswer final_answer done']);
     const registry = testRegistry({ final_answer: (p, r) => r.success(p.args[0]), nothing: () => undefined });

@@ -691,20 +691,22 @@ export class Interpreter {
     // The initial plan: every failed generation is a failed round while rounds remain (Q11).
     while (english.attempt < english.rounds) {
       const reason = english.attempt === 0 ? 'initial' : 'failure';
-      const code = await this.generate(english, reason, failures, ctx);
       try {
+        const code = await this.generate(english, reason, failures, ctx);
         if (this.options.generateOnly) {
           this.source = code;
           return { aborted: false, commands: [], failures: [] };
         }
         this.checkGenerated(code);
         this.validateAndApply(code);
-        return this.runAndSettle(ctx, options, english);
       } catch (error) {
+        if (ctx.aborted) return { aborted: true, commands: ctx.commands, failures: this.failures() };
         if (!(error instanceof PlanGenerationError || error instanceof PlanValidationError)) throw error;
         lastError = error;
         failures = [{ variable: '__plan__', reason: `plan-error:${error.message}` }];
+        continue;
       }
+      return this.runAndSettle(ctx, options, english);
     }
     throw lastError ?? new PlanGenerationError('no plan was generated', english.attempt);
   }
@@ -734,7 +736,11 @@ export class Interpreter {
         ? await this.options.llmAgent!.executePrompt(invocation.userPrompt, { ...base, history: [{ role: 'system', content: prompt }, ...(invocation.history ?? [])] })
         : await this.options.llmAgent!.executePrompt(prompt, base);
     } catch (error) {
-      if (ctx.signal?.aborted) throw error;
+      if (ctx.signal?.aborted) {
+        // An abort ends the update without an error, like an aborted run (6.12).
+        ctx.aborted = true;
+        throw error;
+      }
       throw new PlanGenerationError(`the language model failed: ${errorMessage(error)}`, english.attempt);
     }
     if (typeof answer !== 'string' || answer.trim() === '') throw new PlanGenerationError('LLMAgent returned empty code', english.attempt);
@@ -769,13 +775,13 @@ export class Interpreter {
     for (const e of this.table.values()) if (e.value.status === 'fail' || e.value.status === 'canceled') failures.push({ variable: e.name, reason: publicForm(e.value) });
     if (failures.length === 0) return false;
     while (english.attempt < english.rounds) {
-      let code: string;
       try {
-        code = await this.generate(english, 'failure', failures, ctx);
+        const code = await this.generate(english, 'failure', failures, ctx);
         this.checkGenerated(code);
         this.validateAndApply(code);
         return true;
       } catch (error) {
+        if (ctx.aborted) return false;
         if (!(error instanceof PlanGenerationError || error instanceof PlanValidationError)) throw error;
         failures = [{ variable: '__plan__', reason: `plan-error:${error.message}` }];
       }
