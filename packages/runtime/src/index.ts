@@ -16,3 +16,6 @@ export {
   type PlanGeneratedEvent, type VariableSnapshot,
 } from './interpreter';
 export { OpenAiCompatibleAgent, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings } from './llm/openai-agent';
+export * from './agent';
+export * from './stdlib';
+export { createSessionAgent, parseInterpretation, type SessionAgentOptions } from './llm/session-agent';

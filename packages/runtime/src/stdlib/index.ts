@@ -1,0 +1,346 @@
+/**
+ * The standard skills: read and list files (confined to a workspace root), write and edit
+ * files, run a shell command, fetch a URL. They form one command registry (usable by plans,
+ * SOP sessions and, through `toolsFromRegistry`, loop sessions). Every command with a side
+ * effect asks for approval before acting: a call that a session's supervisor already approved
+ * runs; otherwise the registry's own supervisor is asked; without one the call is refused.
+ */
+import { spawn } from 'node:child_process';
+import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+import { errorText } from '../agent/control';
+import { denialText, isSupervised, normalizeDecision } from '../agent/supervisor';
+import type { CommandInfo, Supervisor } from '../agent/types';
+import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
+import { displayPath, realRoot, resolveInWorkspace } from './workspace';
+
+export { WorkspacePathError, resolveInWorkspace } from './workspace';
+
+export interface StandardSkillsOptions {
+  /** The workspace root; file skills never leave it. */
+  root: string;
+  /** Asked before side effects that no session supervisor approved. */
+  supervisor?: Supervisor | null;
+  /** Largest file read_file returns, in bytes (default 1 MiB). */
+  maxReadBytes?: number;
+  /** Most entries list_files returns (default 1000). */
+  maxListEntries?: number;
+  shell?: { timeoutMs?: number; maxOutputBytes?: number; shell?: string };
+  fetch?: { timeoutMs?: number; maxBytes?: number };
+  /** Which commands to offer (default: all). */
+  include?: readonly StandardSkillName[];
+}
+
+export type StandardSkillName = 'read_file' | 'list_files' | 'write_file' | 'edit_file' | 'run_shell' | 'fetch_url';
+
+interface Skill {
+  info: CommandInfo;
+  run(args: Record<string, string>, payload: CommandPayload): Promise<string>;
+  params: readonly string[];
+  /** How a single-argument call (a loop tool input) is split when it is not JSON. */
+  splitSingle?: (input: string) => Record<string, string> | null;
+}
+
+const md = (summary: string, input: string) => `## Summary\n${summary}\n\n## Input Format\n${input}`;
+
+/** Reads named arguments: positional, or one JSON object, or the skill's own single-input form. */
+function readArgs(skill: Skill, payload: CommandPayload): Record<string, string> {
+  const args = payload.args.map((a) => (a === null || a === undefined ? '' : typeof a === 'string' ? a : JSON.stringify(a)));
+  if (args.length === 1 && skill.params.length > 1) {
+    const single = args[0]!.trim();
+    if (single.startsWith('{')) {
+      try {
+        const parsed = JSON.parse(single) as Record<string, unknown>;
+        const out: Record<string, string> = {};
+        for (const p of skill.params) if (parsed[p] !== undefined && parsed[p] !== null) out[p] = typeof parsed[p] === 'string' ? (parsed[p] as string) : JSON.stringify(parsed[p]);
+        return out;
+      } catch {
+        // Not JSON: fall through to the single-input form.
+      }
+    }
+    const split = skill.splitSingle?.(args[0]!);
+    if (split) return split;
+  }
+  const out: Record<string, string> = {};
+  skill.params.forEach((p, i) => {
+    if (args[i] !== undefined) out[p] = args[i]!;
+  });
+  // Extra positional arguments belong to the last parameter (text with spaces passed unquoted).
+  if (args.length > skill.params.length && skill.params.length > 0) {
+    const last = skill.params[skill.params.length - 1]!;
+    out[last] = args.slice(skill.params.length - 1).join(' ');
+  }
+  return out;
+}
+
+function required(args: Record<string, string>, name: string, command: string): string {
+  const v = args[name];
+  if (v === undefined || v === '') throw new Error(`${command} needs ${name}`);
+  return v;
+}
+
+function firstLineSplit(first: string, rest: string) {
+  return (input: string): Record<string, string> | null => {
+    const i = input.indexOf('\n');
+    if (i < 0) return null;
+    return { [first]: input.slice(0, i).trim(), [rest]: input.slice(i + 1) };
+  };
+}
+
+/** Runs a shell command in `cwd`; resolves with the exit code and capped output. */
+function runShell(command: string, cwd: string, options: { timeoutMs: number; maxOutputBytes: number; shell?: string; signal?: AbortSignal }): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean; truncated: boolean }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(command, { cwd, shell: options.shell ?? true, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, detached: process.platform !== 'win32' });
+    let stdout = '';
+    let stderr = '';
+    let bytes = 0;
+    let truncated = false;
+    let timedOut = false;
+    const kill = () => {
+      try {
+        if (process.platform !== 'win32' && child.pid) process.kill(-child.pid, 'SIGKILL');
+        else child.kill('SIGKILL');
+      } catch {
+        // Already gone.
+      }
+    };
+    const take = (chunk: Buffer, to: 'out' | 'err') => {
+      if (bytes >= options.maxOutputBytes) {
+        truncated = true;
+        return;
+      }
+      const room = options.maxOutputBytes - bytes;
+      const text = chunk.subarray(0, room).toString('utf8');
+      if (chunk.length > room) truncated = true;
+      bytes += Math.min(chunk.length, room);
+      if (to === 'out') stdout += text;
+      else stderr += text;
+    };
+    child.stdout!.on('data', (c: Buffer) => take(c, 'out'));
+    child.stderr!.on('data', (c: Buffer) => take(c, 'err'));
+    const timer = setTimeout(() => {
+      timedOut = true;
+      kill();
+    }, options.timeoutMs);
+    const onAbort = () => kill();
+    options.signal?.addEventListener('abort', onAbort, { once: true });
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      reject(error);
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      options.signal?.removeEventListener('abort', onAbort);
+      resolve({ code, stdout, stderr, timedOut, truncated });
+    });
+  });
+}
+
+async function readCapped(response: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
+  if (!response.body) return { text: '', truncated: false };
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  let truncated = false;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    if (total + value.length > maxBytes) {
+      chunks.push(value.subarray(0, maxBytes - total));
+      total = maxBytes;
+      truncated = true;
+      await reader.cancel().catch(() => undefined);
+      break;
+    }
+    chunks.push(value);
+    total += value.length;
+  }
+  return { text: Buffer.concat(chunks.map((c) => Buffer.from(c))).toString('utf8'), truncated };
+}
+
+/** The standard skills as one command registry. */
+export function createStandardSkills(options: StandardSkillsOptions): CommandRegistry & { readonly root: string } {
+  const root = path.resolve(options.root);
+  const maxRead = options.maxReadBytes ?? 1024 * 1024;
+  const maxList = options.maxListEntries ?? 1000;
+  const shellTimeout = options.shell?.timeoutMs ?? 60_000;
+  const shellMax = options.shell?.maxOutputBytes ?? 64 * 1024;
+  const fetchTimeout = options.fetch?.timeoutMs ?? 30_000;
+  const fetchMax = options.fetch?.maxBytes ?? 1024 * 1024;
+
+  const skills: Record<StandardSkillName, Skill> = {
+    read_file: {
+      info: { name: 'read_file', sideEffects: false, description: md('Reads a text file inside the workspace and returns its content.', 'read_file PATH (relative to the workspace root).') },
+      params: ['path'],
+      async run(args) {
+        const file = await resolveInWorkspace(root, required(args, 'path', 'read_file'));
+        const info = await stat(file);
+        if (info.isDirectory()) throw new Error(`${args.path} is a directory; use list_files`);
+        if (info.size > maxRead) throw new Error(`${args.path} is ${info.size} bytes, more than the ${maxRead} bytes read_file returns`);
+        return readFile(file, 'utf8');
+      },
+    },
+    list_files: {
+      info: { name: 'list_files', sideEffects: false, description: md('Lists the files of a folder inside the workspace, one per line (folders end with /).', 'list_files [PATH] [recursive] (PATH defaults to the workspace root).') },
+      params: ['path', 'recursive'],
+      splitSingle: (input) => {
+        const m = /^(.*?)(?:\s+(recursive))?\s*$/.exec(input.trim());
+        return { path: m?.[1] || '.', ...(m?.[2] ? { recursive: 'recursive' } : {}) };
+      },
+      async run(args) {
+        const base = await realRoot(root);
+        const dir = await resolveInWorkspace(root, args.path && args.path.trim() !== '' ? args.path : '.');
+        const recursive = /^(recursive|true|yes|-r|--recursive)$/i.test(args.recursive ?? '');
+        const out: string[] = [];
+        const walk = async (folder: string): Promise<void> => {
+          const entries = (await readdir(folder, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
+          for (const e of entries) {
+            if (out.length >= maxList) return;
+            const full = path.join(folder, e.name);
+            const isDir = e.isDirectory();
+            out.push(displayPath(base, full) + (isDir ? '/' : ''));
+            if (recursive && isDir && e.name !== '.git' && e.name !== 'node_modules') await walk(full);
+          }
+        };
+        if (!(await stat(dir)).isDirectory()) throw new Error(`${args.path} is not a folder`);
+        await walk(dir);
+        if (out.length >= maxList) out.push(`… (listing stopped at ${maxList} entries)`);
+        return out.join('\n');
+      },
+    },
+    write_file: {
+      info: { name: 'write_file', sideEffects: true, description: md('Writes a text file inside the workspace (creating folders; replacing an existing file).', 'write_file PATH CONTENT; as one input: the path on the first line and the content on the following lines, or JSON {"path","content"}.') },
+      params: ['path', 'content'],
+      splitSingle: firstLineSplit('path', 'content'),
+      async run(args) {
+        const file = await resolveInWorkspace(root, required(args, 'path', 'write_file'));
+        const content = args.content ?? '';
+        const existing = await lstat(file).catch(() => null);
+        if (existing?.isDirectory()) throw new Error(`${args.path} is a directory`);
+        await mkdir(path.dirname(file), { recursive: true });
+        await writeFile(file, content, 'utf8');
+        return `Wrote ${Buffer.byteLength(content)} bytes to ${displayPath(await realRoot(root), file)}`;
+      },
+    },
+    edit_file: {
+      info: { name: 'edit_file', sideEffects: true, description: md('Replaces one exact occurrence of a text in a file inside the workspace.', 'edit_file PATH OLD_TEXT NEW_TEXT; as one input: JSON {"path","old","new"}. OLD_TEXT must occur exactly once.') },
+      params: ['path', 'old', 'new'],
+      async run(args) {
+        const file = await resolveInWorkspace(root, required(args, 'path', 'edit_file'));
+        const oldText = required(args, 'old', 'edit_file');
+        const newText = args.new ?? '';
+        const text = await readFile(file, 'utf8');
+        const first = text.indexOf(oldText);
+        if (first < 0) throw new Error(`the text to replace does not occur in ${args.path}`);
+        if (text.indexOf(oldText, first + 1) >= 0) throw new Error(`the text to replace occurs more than once in ${args.path}; give more context`);
+        await writeFile(file, text.slice(0, first) + newText + text.slice(first + oldText.length), 'utf8');
+        return `Edited ${displayPath(await realRoot(root), file)}: replaced ${oldText.length} characters with ${newText.length}`;
+      },
+    },
+    run_shell: {
+      info: { name: 'run_shell', sideEffects: true, description: md('Runs a shell command in the workspace root and returns its standard output; a non-zero exit fails with the error output.', 'run_shell COMMAND (one shell command line).') },
+      params: ['command'],
+      async run(args, payload) {
+        const command = required(args, 'command', 'run_shell');
+        const cwd = await realRoot(root);
+        const r = await runShell(command, cwd, { timeoutMs: shellTimeout, maxOutputBytes: shellMax, shell: options.shell?.shell, signal: payload.signal });
+        if (payload.signal?.aborted) throw new Error('run_shell was interrupted');
+        const note = r.truncated ? `\n… (output cut at ${shellMax} bytes)` : '';
+        if (r.timedOut) throw new Error(`the command timed out after ${shellTimeout} ms${r.stderr ? `: ${r.stderr.trim()}` : ''}`);
+        if (r.code !== 0) throw new Error(`exit code ${r.code}${r.stderr.trim() ? `: ${r.stderr.trim()}` : r.stdout.trim() ? `: ${r.stdout.trim()}` : ''}${note}`);
+        return r.stdout.replace(/\s+$/, '') + note;
+      },
+    },
+    fetch_url: {
+      info: { name: 'fetch_url', sideEffects: true, description: md('Fetches a URL with HTTP GET and returns the response body as text.', 'fetch_url URL (http or https).') },
+      params: ['url'],
+      async run(args, payload) {
+        const raw = required(args, 'url', 'fetch_url').trim();
+        let url: URL;
+        try {
+          url = new URL(raw);
+        } catch {
+          throw new Error(`${raw} is not a URL`);
+        }
+        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`fetch_url only fetches http and https URLs, not ${url.protocol}`);
+        const signals = [AbortSignal.timeout(fetchTimeout)];
+        if (payload.signal) signals.push(payload.signal);
+        const response = await fetch(url, { signal: AbortSignal.any(signals), redirect: 'follow' });
+        const { text, truncated } = await readCapped(response, fetchMax);
+        if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
+        return truncated ? `${text}\n… (body cut at ${fetchMax} bytes)` : text;
+      },
+    },
+  };
+
+  const offered = (options.include ?? (Object.keys(skills) as StandardSkillName[])).filter((n) => skills[n]);
+
+  async function approve(skill: Skill, payload: CommandPayload): Promise<void> {
+    if (skill.info.sideEffects === false || isSupervised(payload)) return;
+    const supervisor = options.supervisor;
+    const params = { args: [...payload.args], raw: payload.raw };
+    if (!supervisor) throw new Error(denialText(skill.info.name, params, 'no supervisor is available to approve a side effect'));
+    const signal = payload.signal ?? new AbortController().signal;
+    let decision;
+    try {
+      decision = normalizeDecision(await supervisor.approve({ toolName: skill.info.name, params, origin: 'sop', variable: payload.variable, reason: payload.comment || undefined, sideEffects: true }, { signal }));
+    } catch (error) {
+      decision = { decision: 'deny' as const, reason: `the supervisor failed: ${errorText(error)}` };
+    }
+    if (signal.aborted) throw new Error(`${skill.info.name} was interrupted before it ran`);
+    if (decision.decision === 'deny') throw new Error(denialText(skill.info.name, params, decision.reason));
+  }
+
+  return {
+    root,
+    listCommands: () => offered.map((n) => ({ ...skills[n].info })),
+    async executeCommand(payload: CommandPayload, responder: Responder) {
+      const name = payload.command as StandardSkillName;
+      if (!offered.includes(name)) throw new Error(`Unknown command ${payload.command}`);
+      const skill = skills[name];
+      await approve(skill, payload);
+      return responder.success(await skill.run(readArgs(skill, payload), payload));
+    },
+  };
+}
+
+/** Combines registries: the first one listing a command runs it. */
+export function combineRegistries(...registries: (CommandRegistry | null | undefined)[]): CommandRegistry {
+  const list = registries.filter((r): r is CommandRegistry => Boolean(r));
+  const owner = (name: string) => list.find((r) => {
+    try {
+      const listed = r.listCommands();
+      return Array.isArray(listed) && listed.some((c) => c && (c.name === name || c.command === name));
+    } catch {
+      return false;
+    }
+  });
+  return {
+    listCommands() {
+      const seen = new Set<string>();
+      const out: unknown[] = [];
+      for (const r of list) {
+        let listed: unknown;
+        try {
+          listed = r.listCommands();
+        } catch {
+          continue;
+        }
+        if (!Array.isArray(listed)) continue;
+        for (const c of listed) {
+          const name = c && typeof c === 'object' ? ((c as { name?: unknown }).name ?? (c as { command?: unknown }).command) : undefined;
+          if (typeof name !== 'string' || seen.has(name)) continue;
+          seen.add(name);
+          out.push(c);
+        }
+      }
+      return out;
+    },
+    executeCommand(payload, responder) {
+      const r = owner(payload.command);
+      if (!r) throw new Error(`Unknown command ${payload.command}`);
+      return r.executeCommand(payload, responder);
+    },
+  };
+}
