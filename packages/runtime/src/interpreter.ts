@@ -245,10 +245,21 @@ export class Interpreter {
     return result;
   }
 
-  /** Replaces a variable's value from outside (a host), with a fresh timestamp. */
-  setValue(name: string, status: Status, data: unknown): void {
+  /**
+   * Replaces a variable's value from outside (a host): a status and data get a fresh timestamp;
+   * a whole value record is kept as given (its status normalised, a missing timestamp stamped).
+   */
+  setValue(name: string, status: Status | Value, data?: unknown): void {
     const entry = this.table.get(name);
     if (!entry) throw new Error(`No variable ${name}`);
+    if (typeof status === 'object' && status !== null) {
+      const normalized = normalizeStatus(status.status);
+      if (!normalized) throw new TypeError(`Unsupported status: ${String(status.status)}`);
+      const value = { ...status, status: normalized };
+      if (!Number.isFinite(value.timestamp)) value.timestamp = createValue(normalized, '', 'host').timestamp;
+      entry.value = value;
+      return;
+    }
     entry.value = createValue(status, data, 'host');
   }
 
@@ -719,7 +730,7 @@ export class Interpreter {
       attempt: english.attempt,
       reason,
       failures,
-      variables: reason === 'initial' ? [] : this.snapshot().map((v) => ({ name: v.name, status: v.status, value: v.value })),
+      variables: reason === 'initial' ? [] : this.snapshot().map((v) => ({ name: v.name, status: v.status, value: v.value, raw: v.raw })),
       previousCode: reason === 'initial' ? null : this.source || null,
       history: english.history.map((h) => ({ ...h })),
       commands,
@@ -745,7 +756,7 @@ export class Interpreter {
     }
     if (typeof answer !== 'string' || answer.trim() === '') throw new PlanGenerationError('LLMAgent returned empty code', english.attempt);
     const code = stripFences(answer);
-    english.history.push({ attempt: english.attempt, reason, code });
+    english.history.push({ attempt: english.attempt, reason, prompt, code });
     this.emit({ type: 'plan-generated', code, reason, attempt: english.attempt - 1 });
     if (this.options.onPlanGenerated) {
       try {
@@ -794,7 +805,7 @@ interface EnglishState {
   instructions: string;
   attempt: number;
   rounds: number;
-  history: { attempt: number; reason: string; code: string }[];
+  history: { attempt: number; reason: string; prompt: string; code: string }[];
 }
 
 function rootCauseOf(e: Entry): RootCause {

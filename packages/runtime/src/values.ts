@@ -30,13 +30,18 @@ export interface Value {
   [extra: string]: unknown;
 }
 
-let lastTimestamp = 0;
+/**
+ * The last stamp handed out lives on globalThis, so every copy of this module in a process (the
+ * library, the compat bundle, a host's own bundle) shares one strictly increasing clock.
+ */
+const CLOCK = Symbol.for('lightsop.runtime.clock');
+const clock: { last: number } = ((globalThis as Record<symbol, unknown>)[CLOCK] ??= { last: 0 }) as { last: number };
 
 /** Wall-clock milliseconds, forced to increase strictly within the process (5.4). */
 export function nextTimestamp(): number {
   const now = Math.trunc(Date.now());
-  lastTimestamp = now > lastTimestamp ? now : lastTimestamp + 1;
-  return lastTimestamp;
+  clock.last = now > clock.last ? now : clock.last + 1;
+  return clock.last;
 }
 
 const ALIASES: Record<string, Status> = {

@@ -9,9 +9,9 @@ export interface GenerationRequest {
   attempt: number;
   reason: 'initial' | 'failure';
   failures: { variable: string; reason: unknown }[];
-  variables: { name: string; status: string; value: unknown }[];
+  variables: { name: string; status: string; value: unknown; raw: string }[];
   previousCode: string | null;
-  history: { attempt: number; reason: string; code: string }[];
+  history: { attempt: number; reason: string; prompt: string; code: string }[];
   commands: { name: string; description: string }[];
 }
 
