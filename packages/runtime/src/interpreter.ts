@@ -348,15 +348,17 @@ export class Interpreter {
 
   /** Dependents in table order, and levels (longest dependency path), without recursion. */
   private rebuildGraph(): void {
+    // Arrays are reused (length 0) rather than replaced: an update re-links every entry.
     for (const e of this.table.values()) {
-      e.dependents = [];
-      e.deps = [];
+      e.dependents.length = 0;
       e.level = 0;
     }
     for (const e of this.table.values()) {
-      for (const name of e.dependencies) {
-        const dep = this.table.get(name)!;
-        e.deps.push(dep);
+      const names = e.dependencies;
+      e.deps.length = names.length;
+      for (let i = 0; i < names.length; i++) {
+        const dep = this.table.get(names[i]!)!;
+        e.deps[i] = dep;
         dep.dependents.push(e);
       }
     }
@@ -547,7 +549,7 @@ export class Interpreter {
           const e = queue.pop()!;
           if (!this.isReady(e)) continue;
           running++;
-          this.executeEntry(e, ctx, builtinAssign).then(() => settle(e));
+          void this.executeEntry(e, ctx, builtinAssign, settle);
         }
         if (running === 0) finish();
       };
@@ -575,59 +577,66 @@ export class Interpreter {
     });
   }
 
-  /** Executes one declaration and stores and propagates its outcome (6.4). */
-  private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean): Promise<void> {
-    if (this.options.beforeCommand) {
-      try {
-        await this.options.beforeCommand({ variable: e.name, command: e.command, lineNumber: e.lineNumber }, ctx.signal);
-      } catch {
-        // A failing hook must not fail the run; the declaration runs as usual.
+  /** Executes one declaration, stores and propagates its outcome (6.4), then calls `done`. */
+  private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean, done: (e: Entry) => void): Promise<void> {
+    try {
+      if (this.options.beforeCommand) {
+        try {
+          await this.options.beforeCommand({ variable: e.name, command: e.command, lineNumber: e.lineNumber }, ctx.signal);
+        } catch {
+          // A failing hook must not fail the run; the declaration runs as usual.
+        }
+        if (ctx.signal?.aborted) {
+          ctx.aborted = true;
+          return;
+        }
       }
-      if (ctx.signal?.aborted) {
-        ctx.aborted = true;
+      const args: unknown[] = new Array(e.args.length);
+      let raw = e.command;
+      for (let i = 0; i < e.args.length; i++) {
+        const a = e.args[i]!;
+        const value = a.kind === 'literal' ? a.value : this.table.get(a.name)!.value.data;
+        args[i] = value;
+        raw += ' ' + (value === null || value === undefined ? '' : String(value));
+      }
+      try {
+        this.monitor.beforeExecuteCommand(e.command, raw);
+      } catch (error) {
+        ctx.halt = error instanceof Error ? error : new Error(String(error));
         return;
       }
+      ctx.commands.push(raw);
+      if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber });
+      const responder = createResponder(e.name, e.command, this.autoCancel, this.heuristic);
+      const payload: CommandPayload = {
+        command: e.command,
+        args,
+        raw,
+        variable: e.name,
+        lineNumber: e.lineNumber,
+        comment: e.comment,
+        commentLines: e.commentLines.length === 0 ? [] : e.commentLines.slice(),
+        signal: ctx.signal ?? undefined,
+      };
+      let result: unknown;
+      try {
+        // Always awaited, the built-in too: a settlement is processed after the current
+        // scheduling round, never inside it.
+        const returned = await (e.command === 'assign' && builtinAssign
+          ? builtinAssignCommand(payload, responder.api)
+          : this.registry.executeCommand(payload, responder.api));
+        result = returned ?? responder.last();
+      } catch (error) {
+        e.value = failValue(error instanceof Error ? error.message : String(error), 'exception');
+        this.settled(e);
+        if (this.report(e, errorMessage(error), ctx)) this.propagateUndefined([e], ctx);
+        return;
+      }
+      this.store(e, result, ctx);
+  
+    } finally {
+      done(e);
     }
-    const args: unknown[] = new Array(e.args.length);
-    let raw = e.command;
-    for (let i = 0; i < e.args.length; i++) {
-      const a = e.args[i]!;
-      const value = a.kind === 'literal' ? a.value : this.table.get(a.name)!.value.data;
-      args[i] = value;
-      raw += ' ' + (value === null || value === undefined ? '' : String(value));
-    }
-    try {
-      this.monitor.beforeExecuteCommand(e.command, raw);
-    } catch (error) {
-      ctx.halt = error instanceof Error ? error : new Error(String(error));
-      return;
-    }
-    ctx.commands.push(raw);
-    if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber });
-    const responder = createResponder(e.name, e.command, this.autoCancel, this.heuristic);
-    const payload: CommandPayload = {
-      command: e.command,
-      args,
-      raw,
-      variable: e.name,
-      lineNumber: e.lineNumber,
-      comment: e.comment,
-      commentLines: e.commentLines.length === 0 ? [] : e.commentLines.slice(),
-      signal: ctx.signal ?? undefined,
-    };
-    let result: unknown;
-    try {
-      const returned = e.command === 'assign' && builtinAssign
-        ? builtinAssignCommand(payload, responder.api)
-        : await this.registry.executeCommand(payload, responder.api);
-      result = returned ?? responder.last();
-    } catch (error) {
-      e.value = failValue(error instanceof Error ? error.message : String(error), 'exception');
-      this.settled(e);
-      if (this.report(e, errorMessage(error), ctx)) this.propagateUndefined([e], ctx);
-      return;
-    }
-    this.store(e, result, ctx);
   }
 
   /** Classifies a command's outcome (the table of 6.4) and propagates it. */
