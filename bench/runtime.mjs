@@ -23,6 +23,12 @@ async function directBaseline(n) {
   return performance.now() - t;
 }
 
+async function bestBaseline(n) {
+  let best = Infinity;
+  for (let k = 0; k < 3; k++) best = Math.min(best, await directBaseline(n));
+  return best;
+}
+
 async function runOnce(text, registry = instant) {
   const interpreter = new Interpreter({ registry, executionMonitor: new UnlimitedExecutionMonitor() });
   let t = performance.now();
@@ -41,9 +47,18 @@ for (const [shape, make] of [['chain', chainPlan], ['dag', dagPlan], ['fan-out',
   for (const n of [1000, 10000, 100000]) {
     const text = make(n);
     await runOnce(text); // warm-up
-    const { ms, staticMs, commands } = await runOnce(text);
+    // Best of a few runs: the figures are about the code, not about other load on the machine.
+    let ms = Infinity;
+    let staticMs = Infinity;
+    let commands = 0;
+    for (let k = 0; k < (n >= 100000 ? 2 : 5); k++) {
+      const r = await runOnce(text);
+      ms = Math.min(ms, r.ms);
+      staticMs = Math.min(staticMs, r.staticMs);
+      commands = r.commands;
+    }
     if (commands !== n) throw new Error(`${shape} ${n}: ran ${commands} commands`);
-    const base = await directBaseline(n);
+    const base = await bestBaseline(n);
     const execMs = Math.max(0, ms - staticMs);
     rows.push({
       shape,
