@@ -2,6 +2,9 @@
  * Helpers for session tests: a stub SessionAgent that answers from scripts and records every
  * call, deferred promises, bounded waits (never fixed sleeps), and a recording supervisor.
  */
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import type {
   ApprovalDecision, CallOptions, CompleteRequest, Interpretation, ReplyIntent, SessionAgent, SessionChatMessage, Supervisor, ToolChoice,
 } from '@lightsop/runtime';
@@ -149,4 +152,15 @@ export function recordingTool(result: (input: string) => unknown = (input) => `r
       },
     },
   };
+}
+
+/** A temporary folder with the given files (paths may contain folders); its real path. */
+export function tempDir(files: Record<string, string>): string {
+  const dir = realpathSync(mkdtempSync(path.join(tmpdir(), 'lightsop-session-')));
+  for (const [name, text] of Object.entries(files)) {
+    const file = path.join(dir, name);
+    mkdirSync(path.dirname(file), { recursive: true });
+    writeFileSync(file, text);
+  }
+  return dir;
 }

@@ -350,6 +350,8 @@ class LiveLoop {
   loopSession: LoopSession | null = null;
   #exited: Promise<void> | null = null;
   #progressCommand: CommandId | null = null;
+  /** True while the host's loop-session factory runs; a throw there is fatal for the actor. */
+  #buildingLoopSession = false;
 
   constructor(
     readonly registry: Registry,
@@ -475,10 +477,12 @@ class LiveLoop {
 
   private ensureLoopSession(): LoopSession {
     if (!this.loopSession) {
+      this.#buildingLoopSession = true;
       const initial = this.transcript
         .filter((t) => t.user.trim() !== '' && t.answer.trim() !== '')
         .flatMap((t) => [{ role: 'user' as const, message: t.user }, { role: 'assistant' as const, message: t.answer }]);
       this.loopSession = this.sessions.loop(initial);
+      this.#buildingLoopSession = false;
       this.loopSession.onEvent((event) => this.progress(event));
       this.seen.loop = this.transcript.length;
     }
@@ -501,6 +505,7 @@ class LiveLoop {
     const perPrompt = { model: model.name, tags: model.tags ?? null, reasoningEffort: model.effort ?? null };
     this.#progressCommand = input.commandId;
     const ran = { sop: false, loop: false };
+    let fatal: unknown = null;
     let outcome: TurnOutcome;
     try {
       if (regime === 'loop') {
@@ -520,6 +525,7 @@ class LiveLoop {
         } else outcome = { kind: 'sop', result };
       }
     } catch (error) {
+      if (this.#buildingLoopSession) fatal = error;
       outcome = signal.aborted && !(error instanceof SessionRunError)
         ? { kind: 'interrupted', message: 'Interrupted by user' }
         : { kind: 'error', message: errorText(error) };
@@ -535,7 +541,23 @@ class LiveLoop {
     }
     this.current = null;
     for (const barrier of [...this.marks]) barrier.settled(this);
+    if (fatal !== null) await this.exitAfterFault();
     this.kick();
+  }
+
+  /**
+   * The actor cannot go on (the host's session factory failed): it exits on its own. Queued
+   * inputs are cancelled; the registry keeps the entry, and selecting or submitting to it is
+   * refused with loop_exited.
+   */
+  private async exitAfterFault(): Promise<void> {
+    this.#buildingLoopSession = false;
+    this.state = 'exited';
+    this.#exited = Promise.resolve();
+    for (const q of this.queue.splice(0)) {
+      await this.registry.commit({ type: 'InputCancelled', commandId: q.commandId, reason: 'cancelled' }, { loopId: this.id, cause: q.cause, agency: q.agency }).catch(() => undefined);
+    }
+    await this.registry.commit({ type: 'LoopExited' }, { loopId: this.id }).catch(() => undefined);
   }
 
   abortTurn(reason: string): boolean {

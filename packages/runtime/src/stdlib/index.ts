@@ -90,6 +90,10 @@ function firstLineSplit(first: string, rest: string) {
 /** Runs a shell command in `cwd`; resolves with the exit code and capped output. */
 function runShell(command: string, cwd: string, options: { timeoutMs: number; maxOutputBytes: number; shell?: string; signal?: AbortSignal }): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean; truncated: boolean }> {
   return new Promise((resolve, reject) => {
+    if (options.signal?.aborted) {
+      reject(new Error('run_shell was interrupted before it started'));
+      return;
+    }
     const child = spawn(command, { cwd, shell: options.shell ?? true, stdio: ['ignore', 'pipe', 'pipe'], windowsHide: true, detached: process.platform !== 'win32' });
     let stdout = '';
     let stderr = '';
