@@ -54,17 +54,4 @@ export class ResultsStore implements vscode.Disposable {
   }
 }
 
-/** One line, at most `max` characters, for inline display. */
-export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
-}
-
-export const STATUS_GLYPH: Record<NodeStatus, string> = {
-  pending: '○',
-  running: '…',
-  success: '✓',
-  fail: '✗',
-  undefined: '○',
-  canceled: '⊘',
-};
+export { oneLine, STATUS_GLYPH } from './format';

@@ -9,26 +9,18 @@
  * `#!english` plans comes from SecretStorage and is never logged.
  */
 import { createHash } from 'node:crypto';
-import { statSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { analyzePlan, isEnglishSource } from '@lightsop/core';
 import {
   ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor,
-  dataText, type CommandRegistry, type RunEvent,
+  dataText, type RunEvent,
 } from '@lightsop/runtime';
 import { getApiKey } from '../api-key';
 import { planSettings } from '../settings';
-import { loadSkillsForHost, SkillsRefusedError } from '../skills';
+import { diagnosticLine } from './format';
+import { loadPlanRegistry } from './plan-skills';
 import { oneLine, STATUS_GLYPH, type ResultsStore, type VariableState } from './results';
-
-/** Without a skills file only the built-in `assign` works, as with `lightsop run`. */
-const EMPTY_REGISTRY: CommandRegistry = {
-  listCommands: () => [],
-  executeCommand(payload) {
-    throw new Error(`Unknown command ${payload.command}: no skills module is configured (lightsop.skills or lightsop.config.json)`);
-  },
-};
 
 interface Session {
   readonly interpreter: Interpreter;
@@ -89,7 +81,7 @@ export class PlanRunner implements vscode.Disposable {
     if (!english) {
       const errors = analyzePlan(text, { inputDeclared: false }).diagnostics.filter((d) => d.severity === 'error');
       if (errors.length > 0) {
-        this.reportInvalid(file, errors.map((d) => `${file}:${d.range.line}:${d.range.column}: ${d.message} [${d.code}]`));
+        this.reportInvalid(file, errors.map((d) => diagnosticLine(file, d)));
         return { ran: false };
       }
     }
@@ -122,34 +114,23 @@ export class PlanRunner implements vscode.Disposable {
       llmStamp = `${base}|${mdl}|${apiKey ? createHash('sha256').update(apiKey).digest('hex').slice(0, 12) : 'no-key'}`;
     }
 
-    let registry = EMPTY_REGISTRY;
-    let skillsNote = 'no skills configured: only assign works';
-    let skillsStamp = 'none';
-    if (settings.skillsPath) {
-      try {
-        const loaded = await loadSkillsForHost(settings.skillsPath);
-        if (!loaded.registry) {
-          void vscode.window.showErrorMessage(
-            `LightSOPLang: ${path.basename(settings.skillsPath)} is a JSON skills description: it lists commands but cannot run them. Point lightsop.config.json's "skills" (or the lightsop.skills setting) at a skills module (.mjs or .js) to run plans.`,
-          );
-          return { ran: false };
-        }
-        registry = loaded.registry;
-        skillsNote = `skills: ${settings.skillsPath}`;
-        skillsStamp = `${settings.skillsPath}@${statSync(settings.skillsPath, { throwIfNoEntry: false })?.mtimeMs ?? 0}`;
-      } catch (error) {
-        const message = error instanceof SkillsRefusedError ? error.message : `Cannot load the skills from ${settings.skillsOrigin}: ${(error as Error).message}`;
-        this.log(`[run] ${file}: ${message}`);
-        if (error instanceof SkillsRefusedError) {
-          void vscode.window.showWarningMessage(`LightSOPLang: ${message}`, 'Manage Workspace Trust').then((pick) => {
-            if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
-          });
-        } else {
-          void vscode.window.showErrorMessage(`LightSOPLang: ${message}`);
-        }
+    const skills = await loadPlanRegistry(settings.skillsPath, settings.skillsOrigin);
+    if (!skills.ok) {
+      if (skills.kind === 'json') {
+        void vscode.window.showErrorMessage(`LightSOPLang: ${skills.message}`);
         return { ran: false };
       }
+      this.log(`[run] ${file}: ${skills.message}`);
+      if (skills.kind === 'refused') {
+        void vscode.window.showWarningMessage(`LightSOPLang: ${skills.message}`, 'Manage Workspace Trust').then((pick) => {
+          if (pick) void vscode.commands.executeCommand('workbench.trust.manage');
+        });
+      } else {
+        void vscode.window.showErrorMessage(`LightSOPLang: ${skills.message}`);
+      }
+      return { ran: false };
     }
+    const { registry, note: skillsNote, stamp: skillsStamp } = skills;
 
     const key = `${skillsStamp}|${llmStamp}`;
     let session = this.sessions.get(uri);
@@ -206,7 +187,7 @@ export class PlanRunner implements vscode.Disposable {
       return { ran: true, aborted: result.aborted, counts };
     } catch (error) {
       if (error instanceof PlanValidationError) {
-        this.reportInvalid(file, error.diagnostics.map((d) => `${file}:${d.range.line}:${d.range.column}: ${d.message} [${d.code}]`));
+        this.reportInvalid(file, error.diagnostics.map((d) => diagnosticLine(file, d)));
       } else if (error instanceof ConfigurationError || error instanceof PlanGenerationError) {
         this.log(`[run] ${file}: ${error.message}`);
         void vscode.window.showErrorMessage(`LightSOPLang: ${error.message}`);
