@@ -1,5 +1,6 @@
-/** A "Run plan" CodeLens (and "Show graph") above the first declaration of a plan. */
+/** "Run plan", "Debug plan" and "Show graph" CodeLenses above the first declaration of a plan. */
 import * as vscode from 'vscode';
+import { DEBUG_COMMAND } from './debug/vscode-debugger';
 import { COMMANDS } from './language';
 import { declarationsOf, isEnglishPlan } from './plan-index';
 
@@ -23,6 +24,7 @@ export class PlanCodeLens implements vscode.CodeLensProvider {
     const range = new vscode.Range(line, 0, line, 0);
     return [
       new vscode.CodeLens(range, { title: '$(play) Run plan', command: COMMANDS.runPlan, arguments: [doc.uri], tooltip: 'LightSOPLang: Run Plan' }),
+      ...(isEnglishPlan(doc) ? [] : [new vscode.CodeLens(range, { title: '$(debug-alt) Debug plan', command: DEBUG_COMMAND, arguments: [doc.uri], tooltip: 'LightSOPLang: Debug Plan' })]),
       new vscode.CodeLens(range, { title: '$(type-hierarchy) Show graph', command: COMMANDS.showGraph, arguments: [doc.uri], tooltip: 'LightSOPLang: Show Plan Graph' }),
     ];
   }

@@ -1,14 +1,16 @@
 /**
  * The LightSOPLang extension: the language (grammar and configuration come from package.json),
  * the bundled language server, and the commands of the contract's "VS Code extension surface":
- * Run Plan, Run up to Here, Lint Workspace, Show Plan Graph and Set LLM API Key. Entry point:
- * `activate`. Everything that runs plans goes through PlanRunner, which owns the interpreters.
+ * Run Plan, Run up to Here, Debug Plan, Lint Workspace, Show Plan Graph and Set LLM API Key. Entry point:
+ * `activate`. Run Plan goes through PlanRunner, which owns one interpreter per plan; Debug Plan
+ * through the debug adapter (debug/), which makes a fresh one per debug session.
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { setApiKey } from './api-key';
 import { startClient } from './client';
 import { PlanCodeLens } from './codelens';
+import { DEBUG_COMMAND, debugPlan, registerPlanDebugger } from './debug/vscode-debugger';
 import { GraphPanels } from './graph/panel';
 import { COMMANDS, DISPLAY_NAME, isPlanDocument, LANGUAGE_ID } from './language';
 import { lintWorkspaceCommand, WorkspaceLinter } from './lint-workspace';
@@ -61,6 +63,11 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(COMMANDS.runPlan, async (arg?: unknown) => {
       const doc = await targetDocument(arg);
       if (doc) await runner.run(doc);
+    }),
+    ...registerPlanDebugger(results),
+    vscode.commands.registerCommand(DEBUG_COMMAND, async (arg?: unknown) => {
+      const doc = await targetDocument(arg);
+      if (doc) await debugPlan(doc);
     }),
     vscode.commands.registerCommand(COMMANDS.runToHere, async (arg?: unknown) => {
       const doc = await targetDocument(arg);

@@ -1,0 +1,125 @@
+/**
+ * The plan debugger's VS Code side: the `lightsoplang` debug type (configuration resolution and
+ * an inline adapter per session), the "LightSOPLang: Debug Plan" command, and the host that
+ * gives the adapter the plan text, its skills (resolved exactly as Run Plan resolves them, with
+ * the same workspace-trust refusal) and the results store (inline results, Plan Variables view,
+ * graph colours).
+ */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { DISPLAY_NAME, isPlanDocument } from '../language';
+import { loadPlanRegistry } from '../run/plan-skills';
+import type { ResultsStore } from '../run/results';
+import { planSettings } from '../settings';
+import { LaunchError, PlanDebugSession, type DebugHost, type PlanLaunchArguments, type PlanSource } from './adapter';
+
+export const DEBUG_TYPE = 'lightsoplang';
+export const DEBUG_COMMAND = 'lightsop.debugPlan';
+
+function sameFile(a: string, b: string): boolean {
+  const x = path.resolve(a);
+  const y = path.resolve(b);
+  return process.platform === 'win32' ? x.toLowerCase() === y.toLowerCase() : x === y;
+}
+
+/** The editor's side of a debug session. */
+export class VsCodeDebugHost implements DebugHost {
+  constructor(private readonly results: ResultsStore) {}
+
+  async readPlan(args: PlanLaunchArguments): Promise<PlanSource> {
+    const program = typeof args.program === 'string' ? args.program.trim() : '';
+    if (!program) throw new LaunchError('No plan to debug: set "program" in the launch configuration to a .sop file, or open a plan and run "LightSOPLang: Debug Plan".');
+    const file = path.resolve(program);
+    // An open editor's text, unsaved edits included, as Run Plan runs it.
+    const open = vscode.workspace.textDocuments.find((d) => d.uri.scheme === 'file' && sameFile(d.uri.fsPath, file));
+    let text: string;
+    if (open) {
+      text = open.getText();
+    } else {
+      try {
+        text = await readFile(file, 'utf8');
+      } catch (error) {
+        throw new LaunchError(`Cannot read the plan ${file}: ${(error as Error).message}`);
+      }
+    }
+    return { path: file, uri: (open?.uri ?? vscode.Uri.file(file)).toString(), text: text.replace(/^\uFEFF/, '') };
+  }
+
+  async loadSkills(args: PlanLaunchArguments, plan: PlanSource) {
+    const uri = vscode.Uri.parse(plan.uri);
+    const settings = planSettings(uri);
+    let skillsPath = settings.skillsPath;
+    let origin = settings.skillsOrigin;
+    const override = typeof args.skills === 'string' ? args.skills.trim() : '';
+    if (override) {
+      const base = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? path.dirname(plan.path);
+      skillsPath = path.resolve(base, override);
+      origin = 'the "skills" attribute of the launch configuration';
+    }
+    const skills = await loadPlanRegistry(skillsPath, origin);
+    if (!skills.ok) {
+      throw new LaunchError(skills.message, skills.kind === 'refused' ? { label: 'Manage Workspace Trust', command: 'workbench.trust.manage' } : undefined);
+    }
+    return { registry: skills.registry, note: skills.note };
+  }
+
+  publish(uri: string, states: Parameters<ResultsStore['update']>[1], reset: boolean): void {
+    if (reset) this.results.reset(uri, states);
+    else this.results.update(uri, states);
+  }
+}
+
+/** Fills in a configuration: F5 without launch.json, or one without `program`, debugs the active plan. */
+class PlanConfigurationProvider implements vscode.DebugConfigurationProvider {
+  resolveDebugConfiguration(_folder: vscode.WorkspaceFolder | undefined, config: vscode.DebugConfiguration): vscode.DebugConfiguration | undefined {
+    const editor = vscode.window.activeTextEditor;
+    const active = editor && isPlanDocument(editor.document) ? editor.document : undefined;
+    if (!config.type && !config.request && !config.name) {
+      if (!active) {
+        void vscode.window.showInformationMessage(`${DISPLAY_NAME}: open a .sop plan to debug it.`);
+        return undefined;
+      }
+      config.type = DEBUG_TYPE;
+      config.name = 'Debug Plan';
+      config.request = 'launch';
+    }
+    if (!config.program) {
+      if (!active) {
+        void vscode.window.showInformationMessage(`${DISPLAY_NAME}: open a .sop plan to debug, or set "program" in the launch configuration.`);
+        return undefined;
+      }
+      if (active.uri.scheme !== 'file') {
+        void vscode.window.showInformationMessage(`${DISPLAY_NAME}: save the plan to a file to debug it.`);
+        return undefined;
+      }
+      config.program = active.uri.fsPath;
+    }
+    return config;
+  }
+}
+
+/** Starts debugging a plan document (the Debug Plan command, its title button and CodeLens). */
+export async function debugPlan(doc: vscode.TextDocument): Promise<boolean> {
+  if (doc.uri.scheme !== 'file') {
+    void vscode.window.showInformationMessage(`${DISPLAY_NAME}: save the plan to a file to debug it.`);
+    return false;
+  }
+  return vscode.debug.startDebugging(vscode.workspace.getWorkspaceFolder(doc.uri), {
+    type: DEBUG_TYPE,
+    name: `Debug ${path.basename(doc.uri.fsPath)}`,
+    request: 'launch',
+    program: doc.uri.fsPath,
+  });
+}
+
+/** Registers the debug type; every session gets its own inline adapter and interpreter. */
+export function registerPlanDebugger(results: ResultsStore): vscode.Disposable[] {
+  const host = new VsCodeDebugHost(results);
+  return [
+    vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new PlanConfigurationProvider()),
+    vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {
+      createDebugAdapterDescriptor: () => new vscode.DebugAdapterInlineImplementation(new PlanDebugSession(host)),
+    }),
+  ];
+}
