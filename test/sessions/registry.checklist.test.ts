@@ -2,13 +2,12 @@
 // that the live loop's turn runner owns: the session registry with scripted agents.
 import { describe, expect, it } from 'vitest';
 import {
-  ChangeError, SessionError, approveAllSupervisor, changeEffort, changeModel, createSessionRegistry, defineAgentLoop, type CommandId,
+  ChangeError, approveAllSupervisor, changeEffort, changeModel, createSessionRegistry, defineAgentLoop, type CommandId,
   type EventLog, type LoopBuildContext, type LoopDefinition, type LoopId, type RegistryEvent, type RegistryInit, type SessionAgent,
 } from '@lightsop/runtime';
 import { testRegistry } from '../helpers/registry';
 import { decision, deferred, stubAgent, waitFor } from './helpers';
 
-type Registry = Awaited<ReturnType<typeof createSessionRegistry>>;
 
 function def(name: string, agent: SessionAgent, extra: Partial<Parameters<typeof defineAgentLoop>[0]> = {}): LoopDefinition {
   return defineAgentLoop({ name, agent, model: { name: 'base-model' }, registry: testRegistry(), sop: { maxPlanAttempts: 1 }, loop: { historyCompressionEnabled: false }, ...extra });

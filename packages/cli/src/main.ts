@@ -6,6 +6,7 @@
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DIAGNOSTIC_CODES } from '@lightsop/core';
 import pkg from '../package.json';
+import { chatCommand } from './commands/chat';
 import { fmtCommand } from './commands/fmt';
 import { graphCommand } from './commands/graph';
 import { lintCommand } from './commands/lint';
@@ -102,8 +103,53 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       result.code = await runCommand(plan, opts, io, signals);
     });
 
+  program
+    .command('chat')
+    .description('an agent session: one prompt per line, planned as a SOP (or a loop with --mode loop), with approvals')
+    .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
+    .addOption(new Option('--mode <mode>', 'sop: plan first, loop fallback; loop: one tool at a time').choices(['sop', 'loop']).default('sop'))
+    .option('--json', 'print one JSON object per line (plan, variable, tool, approval and answer events)')
+    .option('--approve-all', 'approve every call without asking (needed for side effects when standard input is not a terminal)')
+    .option('--no-stdlib', 'leave out the standard skills (read_file, list_files, write_file, edit_file, run_shell, fetch_url)')
+    .option('--root <dir>', 'workspace root for the file skills (default: the current folder)')
+    .option('--max-plan-attempts <n>', 'plan generations per prompt (default 3)', (v) => {
+      const n = nonNegativeInt(v);
+      if (n === 0) throw new InvalidArgumentError('expected a positive integer');
+      return n;
+    })
+    .option('--llm-base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1')
+    .option('--llm-model <name>', 'model name')
+    .action(async (opts) => {
+      result.code = await chatCommand(opts, io, chatHost);
+    });
+
   return program;
 }
+
+const chatHost = {
+  get input() {
+    return process.stdin;
+  },
+  get interactive() {
+    return Boolean(process.stdin.isTTY);
+  },
+  get terminal() {
+    return Boolean(process.stdin.isTTY && process.stdout.isTTY);
+  },
+  get output() {
+    return process.stdout;
+  },
+  get env() {
+    return process.env;
+  },
+  onInterrupt(handler: () => void) {
+    process.on('SIGINT', handler);
+    return () => void process.off('SIGINT', handler);
+  },
+  exit(code: number) {
+    process.exit(code);
+  },
+};
 
 const signals: ProcessSignals = {
   onInterrupt(handler) {

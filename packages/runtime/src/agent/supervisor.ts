@@ -4,7 +4,7 @@
  * denial texts and progress output. It never runs a tool itself.
  */
 import { checkSignal, errorText } from './control';
-import type { ApprovalDecision, ApprovalVerdict, ProgressItem, SessionEvent, SessionLogger, Supervisor, ToolChoice } from './types';
+import type { ApprovalVerdict, ProgressItem, SessionEvent, SessionLogger, Supervisor, ToolChoice } from './types';
 
 /** JSON with object keys sorted recursively; arrays keep their order. */
 export function stableStringify(value: unknown): string {
