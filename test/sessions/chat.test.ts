@@ -131,6 +131,19 @@ describe('lightsop chat', () => {
     expect(await chat.done).toBe(0);
   });
 
+  it('--json on a terminal asks approvals on stderr, so standard output stays one JSON object per line', async () => {
+    server = await startLlmServer(() => '@w write_file j.txt "json"\n@lastAnswer final_answer $w');
+    const root = tempDir({});
+    const chat = startChat({ json: true, root }, { interactive: true });
+    chat.send('write it');
+    await waitFor(() => chat.err().includes('allow it?'), 5000, 'the approval question');
+    chat.send('yes');
+    chat.end();
+    expect(await chat.done).toBe(0);
+    expect(chat.events().at(-1)).toEqual({ type: 'answer', status: 'answered', text: 'Wrote 4 bytes to j.txt' });
+    expect(chat.out()).not.toContain('allow it?');
+  });
+
   it('Ctrl-C interrupts the current turn and keeps the session; Ctrl-C at the prompt quits', async () => {
     server = await startLlmServer((_req, i) => (i === 0 ? { text: '@lastAnswer final_answer "too late"', delayMs: 30000 } : '@lastAnswer final_answer "still here"'));
     const chat = startChat({ stdlib: false }, { interactive: true });

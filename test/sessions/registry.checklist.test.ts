@@ -237,6 +237,7 @@ describe('registry and live loops', () => {
     const { registry, events, waitSettled } = await start([def('main', agent)]);
     const first = await registry.submit({ text: 'slow' });
     const queued = await registry.submit({ text: 'next' });
+    await waitFor(() => agent.calls.length === 1, 5000, 'the first plan request');
     await registry.interrupt();
     expect(events.some((e) => e.type === 'TurnStarted' && e.commandId === queued)).toBe(false);
     release.resolve();

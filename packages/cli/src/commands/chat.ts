@@ -13,7 +13,7 @@ import pc from 'picocolors';
 import {
   OpenAiCompatibleAgent, RESERVED_NAMES, approveAllSupervisor, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills,
   defineAgentLoop, isSkillsMap, listCommandInfos, resolveLlmSettings, type CommandId, type CommandRegistry, type RegistryEvent, type SessionEvent,
-  type Supervisor, type ToolChoice, type TurnOutcome,
+  type SopPromptResult, type Supervisor, type ToolChoice, type TurnOutcome,
 } from '@lightsop/runtime';
 import { findConfig } from '../config';
 import { CliError } from '../errors';
@@ -134,7 +134,7 @@ export function turnStatus(outcome: TurnOutcome): { status: string; text: string
     if (loop.kind === 'limit') extra.limit = loop.limit;
     return { status, text: loop.answer, extra };
   }
-  const sop = (outcome as { result: import('@lightsop/runtime').SopPromptResult }).result;
+  const sop = (outcome as { result: SopPromptResult }).result;
   if (sop.kind === 'failed') {
     extra.reason = sop.reason;
     extra.failures = sop.failures;
@@ -207,7 +207,7 @@ export async function chatCommand(options: ChatOptions, io: Io, host: ChatHost):
   const supervisor: Supervisor = options.approveAll
     ? approveAllSupervisor
     : host.interactive
-      ? terminalSupervisor(reader, io, c)
+      ? terminalSupervisor(reader, json ? (text) => io.stderr(text) : (text) => io.stdout(text), pc.createColors(io.color))
       : {
           async approve(choice) {
             return choice.sideEffects === false
@@ -370,17 +370,17 @@ export async function chatCommand(options: ChatOptions, io: Io, host: ChatHost):
 }
 
 /** Approvals on the terminal: yes, no (optionally with a reason), or always for this exact call. */
-function terminalSupervisor(reader: LineReader, io: Io, c: ReturnType<typeof pc.createColors>): Supervisor {
+function terminalSupervisor(reader: LineReader, write: (text: string) => void, c: ReturnType<typeof pc.createColors>): Supervisor {
   return {
     async approve(choice, { signal }) {
       if (choice.sideEffects === false) return 'approve';
-      io.stdout(`${c.yellow('?')} ${c.bold(choice.toolName)} wants to run: ${oneLine(describeCall(choice), 200)}\n`);
-      if (choice.reason) io.stdout(c.dim(`  reason: ${oneLine(choice.reason, 200)}\n`));
+      write(`${c.yellow('?')} ${c.bold(choice.toolName)} wants to run: ${oneLine(describeCall(choice), 200)}\n`);
+      if (choice.reason) write(c.dim(`  reason: ${oneLine(choice.reason, 200)}\n`));
       for (;;) {
-        io.stdout(`  allow it? [y]es / [n]o / [a]lways for this exact call: `);
+        write(`  allow it? [y]es / [n]o / [a]lways for this exact call: `);
         const line = await reader.next(signal);
         if (line === null) {
-          io.stdout('\n');
+          write('\n');
           return { decision: 'deny', reason: signal.aborted ? 'the turn was interrupted' : 'no answer (end of input)' };
         }
         const answer = line.trim();
