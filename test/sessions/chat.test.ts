@@ -208,13 +208,25 @@ describe('lightsop chat, the built binary', () => {
     const events = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
     expect(events[0]).toEqual({ type: 'turn', regime: 'sop' });
     expect(events[1]).toEqual({ type: 'plan', attempt: 1, plan: '# Greet Ada by name\n@greeting greet Ada\n@lastAnswer final_answer $greeting' });
-    // No terminal to ask: the module's command (side effects unknown) is denied and the model replans.
-    expect(events).toContainEqual({ type: 'approval', tool: 'greet', input: 'greet Ada', verdict: 'deny' });
-    expect(events).toContainEqual(expect.objectContaining({ type: 'variable', variable: 'greeting', command: 'greet', state: 'fail' }));
+    // The example skills declare sideEffects: false, so no approval is needed without a terminal.
+    expect(events.some((e) => e.type === 'approval' && e.verdict === 'deny')).toBe(false);
+    expect(events).toContainEqual({ type: 'variable', variable: 'greeting', command: 'greet', state: 'success', value: 'Hello, Ada!' });
     expect(events).toContainEqual({ type: 'variable', variable: 'lastAnswer', command: 'final_answer', state: 'success', value: 'Hello, Ada!' });
     expect(events.at(-1)).toEqual({ type: 'answer', status: 'answered', text: 'Hello, Ada!' });
     expect(res.stderr).toContain('the session provides final_answer');
     expect(res.stdout + res.stderr).not.toContain(SECRET);
+  });
+
+  it('without a terminal, a command whose side effects are unknown is denied and the model replans', async () => {
+    server = await greet();
+    const dir = tempDir({ 'skills.mjs': 'export default { greet: { description: "Greets", run: ([n]) => `Hello, ${n}!` } };' });
+    const env = { LIGHTSOP_LLM_BASE_URL: server.url, LIGHTSOP_LLM_MODEL: 'scripted' };
+    const res = await lightsopAsync(['chat', '--skills', 'skills.mjs', '--json'], { input: 'Greet Ada\n', env, cwd: dir });
+    expect(res.code).toBe(0);
+    const events = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
+    expect(events).toContainEqual({ type: 'approval', tool: 'greet', input: 'greet Ada', verdict: 'deny' });
+    expect(events).toContainEqual(expect.objectContaining({ type: 'variable', variable: 'greeting', command: 'greet', state: 'fail' }));
+    expect(events.at(-1)).toEqual({ type: 'answer', status: 'answered', text: 'Hello, Ada!' });
   });
 
   it('with --approve-all the module\'s commands run', async () => {

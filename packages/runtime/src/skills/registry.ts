@@ -52,6 +52,8 @@ export interface CommandRegistry {
 
 export interface SkillDefinition {
   readonly description?: string;
+  /** False for a command without side effects: sessions run it without asking for approval. */
+  readonly sideEffects?: boolean;
   run(args: unknown[], ctx: CommandPayload): unknown;
 }
 
@@ -76,7 +78,12 @@ export function isSkillsMap(x: unknown): x is SkillsMap {
 export function registryFromSkillsMap(map: SkillsMap): CommandRegistry {
   const own = (name: string) => Object.prototype.hasOwnProperty.call(map, name);
   return {
-    listCommands: () => Object.keys(map).map((name) => ({ name, description: String(map[name]!.description ?? '') })),
+    listCommands: () => Object.keys(map).map((name) => {
+      const skill = map[name]!;
+      const entry: CommandEntry & { sideEffects?: boolean } = { name, description: String(skill.description ?? '') };
+      if (typeof skill.sideEffects === 'boolean') entry.sideEffects = skill.sideEffects;
+      return entry;
+    }),
     async executeCommand(payload, responder) {
       if (!own(payload.command)) throw new Error(`Unknown command ${payload.command}`);
       const value = await map[payload.command]!.run(payload.args, payload);
