@@ -115,6 +115,10 @@ describe('stepping', () => {
     expect(stop.frame).toMatchObject({ name: '@name assign', line: 2, source: { name: 'plan.sop', path: PLAN_PATH } });
     expect((await c.ok<DebugProtocol.ThreadsResponse>('threads')).body.threads).toEqual([{ id: 1, name: 'plan' }]);
     expect(table(await c.scope(/^Plan$/))).toMatchObject({ name: 'paused · not started yet' });
+    // A hover on a variable that has no result yet shows its status and reason, not a value.
+    const hover = await c.ok<DebugProtocol.EvaluateResponse>('evaluate', { expression: '$greeting', context: 'hover', frameId: 1 });
+    expect(hover.body).toMatchObject({ result: 'undefined · waiting for name', type: 'undefined' });
+    expect((await c.ok<DebugProtocol.EvaluateResponse>('evaluate', { expression: '@name', context: 'hover', frameId: 1 })).body.result).toBe('paused · not started yet');
 
     await c.ok('next', { threadId: 1 });
     stop = await c.stoppedAt();
@@ -254,7 +258,9 @@ describe('output and results', () => {
     expect(out).toMatch(/plan\.sop: 5 variables: 5 succeeded, 0 failed, 0 canceled, 0 not run; 5 commands ran/);
     const greetStart = c.events.find((e) => e.event === 'output' && (e as DebugProtocol.OutputEvent).body.output.startsWith('… @greeting')) as DebugProtocol.OutputEvent;
     expect(greetStart.body).toMatchObject({ category: 'stdout', line: 3, source: { path: PLAN_PATH } });
-    // The store saw @greeting running before it saw it succeed, and a final reset with every variable.
+    // The store was cleared at the start (a fresh interpreter), saw @greeting running before it
+    // saw it succeed, and got a final reset with every variable.
+    expect(c.host.published[0]).toEqual({ states: [], reset: true });
     const greetStates = c.host.published.flatMap((p) => p.states.filter((s) => s.name === 'greeting').map((s) => s.status));
     expect(greetStates).toContain('running');
     expect(c.host.published.at(-1)).toMatchObject({ reset: true });
@@ -276,6 +282,17 @@ describe('stopping', () => {
     expect(c.host.store.get('shout')?.status).toBe('undefined');
     expect(c.host.store.get('lastAnswer')?.status).toBe('undefined');
     expect(c.output()).toMatch(/plan\.sop: stopped; 5 variables: \d succeeded/);
+  });
+
+  it('disposing the adapter (VS Code ended the session) aborts a paused run', async () => {
+    const reg = registry();
+    const c = session(HELLO, reg);
+    await c.start({ stopOnEntry: true });
+    await c.stoppedAt();
+    c.adapter.dispose();
+    await c.nextEvent('terminated');
+    expect(reg.log).toEqual([]);
+    expect([...c.host.store.values()].every((s) => s.status === 'undefined')).toBe(true);
   });
 
   it('Disconnect while a command runs aborts it through its signal', async () => {
@@ -302,7 +319,8 @@ describe('launches that do not start', () => {
     expect((launch.body as { error: DebugProtocol.Message }).error).toMatchObject({ showUser: true, url: 'command:workbench.actions.view.problems', urlLabel: 'Show Problems' });
     await c.nextEvent('terminated');
     expect(c.events.some((e) => e.event === 'initialized')).toBe(false);
-    expect(c.output()).toContain(`${PLAN_PATH}:3:12:`);
+    // Every error in the Debug Console (clickable paths); the dialog has the first one.
+    expect(c.output().split('\n').filter(Boolean).map((l) => l.split(': ')[0])).toEqual([`${PLAN_PATH}:2:14`, `${PLAN_PATH}:3:12`]);
     expect(c.host.loadSkillsCalls).toBe(0);
     expect(reg.log).toEqual([]);
   });
@@ -314,6 +332,7 @@ describe('launches that do not start', () => {
     const launch = await c.request('launch', { program: PLAN_PATH });
     expect(launch).toMatchObject({ success: false, message });
     expect((launch.body as { error: DebugProtocol.Message }).error).toMatchObject({ format: '{message}', variables: { message }, url: 'command:workbench.trust.manage' });
+    expect(c.output()).toBe(`${message}\n`);
     await c.nextEvent('terminated');
   });
 

@@ -4,8 +4,10 @@
 // opens fixtures/workspace (plans and a skills module), and checks what a user sees: the language
 // mode and colours, Problems-panel diagnostics that follow typing, completion of the skills'
 // commands, Run Plan from the palette with every declaration's result (inline and in the Plan
-// Variables view), the Plan Graph webview with the plan's nodes coloured by status, and, in an
-// untrusted copy of the workspace, Run Plan refusing to load the skills module.
+// Variables view), the Plan Graph webview with the plan's nodes coloured by status, the plan
+// debugger (a breakpoint, the stopped line, the Variables view, Step Over, Continue), and, in an
+// untrusted copy of the workspace, Run Plan refusing to load the skills module and Debug Plan
+// asking for trust first.
 //
 // Usage: node test/e2e/extension.e2e.mjs --vsix FILE [--keep]   (test/e2e/run.mjs does the setup)
 // Every wait has a time limit; VSCODE_HARNESS_TIMEOUT (seconds, default 300) bounds the run.
@@ -152,6 +154,141 @@ function filesContaining(dir, needle) {
   };
   walk(dir);
   return out;
+}
+
+/** The Variables view of Run and Debug: each row as "name = value" (whitespace collapsed). */
+async function debugVariables(page) {
+  return (await page.locator('.debug-variables .monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' ').trim());
+}
+
+/** The text of the Debug Console. */
+async function debugConsole(page) {
+  const repl = page.locator('.repl').first();
+  if ((await repl.count()) === 0) return '';
+  return ((await repl.innerText({ timeout: 5000 }).catch(() => '')) || '').replace(/\u00a0/g, ' ');
+}
+
+/** The modal dialog whose message contains `text`; returns its message. */
+async function dialog(page, text, timeout = 30000) {
+  const box = page.locator('.monaco-dialog-box', { hasText: text }).first();
+  await box.waitFor({ state: 'visible', timeout });
+  return { box, message: (await box.locator('.dialog-message-container').first().innerText()).replace(/\s+/g, ' ').trim() };
+}
+
+/**
+ * The plan debugger (Debug Plan): a breakpoint on @shout, the editor stopped on that line with
+ * the earlier variables successful in the Variables view, Step Over to the next declaration,
+ * Continue to the end; and an invalid plan that fails to launch with its first error.
+ */
+async function debugging(vs) {
+  const { page, editor } = vs;
+  // 12. An invalid plan does not start: a dialog with its first error as file:line:col.
+  await vs.openFile('plans/broken.sop');
+  await vs.runCommand('LightSOPLang: Debug Plan');
+  const invalid = await dialog(page, 'nothing was run');
+  log('debug broken.sop:', JSON.stringify(invalid.message));
+  if (!/^broken\.sop:3:14: Variable 'nmae' is not declared.*\[undefined-variable\]: nothing was run\.$/.test(invalid.message)) {
+    throw new Error(`unexpected launch error ${JSON.stringify(invalid.message)}`);
+  }
+  await vs.shot('debug-invalid-plan');
+  await invalid.box.getByRole('button', { name: 'Cancel' }).click();
+  await invalid.box.waitFor({ state: 'hidden', timeout: 10000 });
+  if (await page.locator('.debug-toolbar').first().isVisible().catch(() => false)) throw new Error('a debug session started for an invalid plan');
+  check('Debug Plan on broken.sop does not start: a dialog gives its first error as broken.sop:3:14 [undefined-variable]');
+
+  // 13. A breakpoint on @shout; Debug Plan stops the editor on that line.
+  fs.writeFileSync(path.join(vs.dirs.ws, 'plans', 'debug.sop'), [
+    '# Stop at @shout, look at the variables, step, continue',
+    '@name      assign "Grace Hopper"',
+    '@title     assign "Rear Admiral"',
+    '@full      assign $title $name',
+    '@shout     upper $full',
+    '@count     word_count $full',
+    '@lastAnswer final_answer $shout',
+    '',
+  ].join('\n'));
+  await vs.openFile('plans/debug.sop');
+  await editor.locator('.codelens-decoration', { hasText: 'Debug plan' }).first().waitFor({ state: 'visible', timeout: 30000 });
+  const shoutLine = editor.locator('.view-line', { hasText: '@shout     upper $full' }).first();
+  await shoutLine.click();
+  await page.keyboard.press('F9');
+  await editor.locator('.codicon-debug-breakpoint').first().waitFor({ state: 'visible', timeout: 10000 });
+  await vs.runCommand('LightSOPLang: Debug Plan');
+  await page.locator('.debug-toolbar').first().waitFor({ state: 'visible', timeout: 30000 });
+  const stoppedLine = editor.locator('.debug-top-stack-frame-line').first();
+  await stoppedLine.waitFor({ state: 'attached', timeout: 30000 });
+  await waitFor('the stopped line to be @shout (line 5)', async () => {
+    const [a, b] = [await stoppedLine.boundingBox(), await shoutLine.boundingBox()];
+    return a && b && Math.abs(a.y - b.y) < 3;
+  });
+  const callStack = await waitFor('the call stack to show @shout', async () => {
+    const t = (await page.locator('.debug-call-stack').first().innerText().catch(() => '')).replace(/\s+/g, ' ');
+    return t.includes('@shout upper') ? t : null;
+  });
+  const paused = (await page.locator('.pane-header', { hasText: 'Call Stack' }).first().innerText()).replace(/\s+/g, ' ');
+  if (!paused.includes('Paused before @shout (breakpoint)')) throw new Error(`call stack header says ${JSON.stringify(paused)}`);
+  const atShout = await waitFor('the earlier variables as success in the Variables view', async () => {
+    const rows = await debugVariables(page);
+    const want = ['name = success · Grace Hopper', 'title = success · Rear Admiral', 'full = success · Rear Admiral Grace Hopper', 'shout = paused · not started yet'];
+    return want.every((w) => rows.includes(w)) ? rows : null;
+  });
+  log('call stack:', JSON.stringify(callStack), 'variables:', JSON.stringify(atShout));
+  await vs.shot('debug-stopped-at-breakpoint');
+  check('a breakpoint on @shout + Debug Plan: the editor stops on line 5 ("Paused before @shout (breakpoint)"); the Variables view shows @name, @title, @full as success and @shout paused');
+
+  // Hovering $full on the stopped line shows its value (the adapter evaluates it for the hover).
+  const at = await shoutLine.evaluate((el) => {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+      const i = n.textContent.indexOf('$full');
+      if (i < 0) continue;
+      const range = document.createRange();
+      range.setStart(n, i + 1);
+      range.setEnd(n, i + 5);
+      const b = range.getBoundingClientRect();
+      return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+    }
+    return null;
+  });
+  if (!at) throw new Error('$full is not on screen on the @shout line');
+  await page.mouse.move(at.x, at.y);
+  const hoverWidget = page.locator('.debug-hover-widget', { hasText: 'Rear Admiral Grace Hopper' }).first();
+  await hoverWidget.waitFor({ state: 'visible', timeout: 15000 });
+  log('debug hover:', JSON.stringify((await hoverWidget.innerText()).replace(/\s+/g, ' ')));
+  await vs.shot('debug-hover');
+  await page.mouse.move(5, 400);
+  await hoverWidget.waitFor({ state: 'hidden', timeout: 10000 }).catch(() => page.keyboard.press('Escape'));
+  check('hovering $full while paused shows its value "Rear Admiral Grace Hopper"');
+
+  // 14. Step Over runs @shout and pauses before the next declaration that starts.
+  await page.locator('.debug-toolbar .codicon-debug-step-over').first().click();
+  await waitFor('the call stack to show @lastAnswer', async () => (await page.locator('.debug-call-stack').first().innerText().catch(() => '')).includes('@lastAnswer final_answer'));
+  const afterStep = await waitFor('@shout to be success after the step', async () => {
+    const rows = await debugVariables(page);
+    return rows.includes('shout = success · REAR ADMIRAL GRACE HOPPER') && rows.includes('lastAnswer = paused · not started yet') ? rows : null;
+  });
+  log('after Step Over:', JSON.stringify(afterStep));
+  await vs.shot('debug-step-over');
+  check('Step Over runs @shout (success) and pauses before @lastAnswer');
+
+  // 15. Continue: the run finishes; results in the Debug Console, inline and in Plan Variables.
+  await page.locator('.debug-toolbar .codicon-debug-continue').first().click();
+  await page.locator('.debug-toolbar').first().waitFor({ state: 'hidden', timeout: 30000 });
+  const repl = await waitFor('the run summary in the Debug Console', async () => {
+    const t = await debugConsole(page);
+    return /debug\.sop: 6 variables: 6 succeeded, 0 failed/.test(t) ? t : null;
+  });
+  if (!repl.includes('… @shout upper Rear Admiral Grace Hopper') || !repl.includes('✓ @lastAnswer success REAR ADMIRAL GRACE HOPPER')) {
+    throw new Error(`the Debug Console lacks the command log: ${JSON.stringify(repl.slice(0, 600))}`);
+  }
+  await vs.runCommand('View: Show Explorer');
+  const debugPane = await variablesPane(page);
+  await waitFor('@lastAnswer success in the Plan Variables view', async () => {
+    const texts = (await debugPane.locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    return texts.some((t) => t.includes('@lastAnswer') && t.includes('success · REAR ADMIRAL GRACE HOPPER'));
+  });
+  await vs.shot('debug-finished');
+  check('Continue: the run finishes (debug toolbar gone); the Debug Console logs each command and "6 variables: 6 succeeded"; Plan Variables shows the results');
 }
 
 async function trustedWorkspace() {
@@ -367,6 +504,8 @@ async function trustedWorkspace() {
   if (!/linted 5 plans: 1 error,/.test(lint)) throw new Error(`unexpected lint summary ${JSON.stringify(lint)}`);
   check('Lint Workspace checks the 5 plans of the workspace: the one error is broken.sop\'s $nmae');
 
+  await debugging(vs);
+
   if (vs.consoleErrors.length) log(`(browser console had ${vs.consoleErrors.length} error line(s), e.g. ${vs.consoleErrors[0].slice(0, 160)})`);
   await vs.close();
   current = null;
@@ -399,6 +538,18 @@ async function untrustedWorkspace() {
   if (llmRequests.length !== requestsBefore) throw new Error('the LLM endpoint named by the untrusted workspace settings was contacted');
   await vs.shot('untrusted-llm-endpoint');
   check('in an untrusted workspace an #!english plan does not use the LLM endpoint from the workspace settings, and says why');
+
+  // Debugging runs the plan's skills module: VS Code asks for trust first; Cancel starts nothing.
+  await vs.openFile('plans/hello.sop');
+  await vs.runCommand('LightSOPLang: Debug Plan');
+  const trustPrompt = await dialog(page, 'Do you trust the authors of the files in this folder?');
+  log('untrusted debug:', JSON.stringify(trustPrompt.message));
+  await vs.shot('untrusted-debug-trust-prompt');
+  await trustPrompt.box.getByRole('button', { name: 'Cancel' }).click();
+  await trustPrompt.box.waitFor({ state: 'hidden', timeout: 10000 });
+  if (await page.locator('.debug-toolbar').first().isVisible().catch(() => false)) throw new Error('a debug session started in the untrusted workspace');
+  if ((await debugConsole(page)).includes('[debug]')) throw new Error('the plan ran in the untrusted workspace');
+  check('in an untrusted workspace Debug Plan asks for workspace trust first; Cancel starts no session and runs nothing');
   await vs.close();
   current = null;
 }

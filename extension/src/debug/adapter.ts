@@ -56,7 +56,12 @@ export interface PlanSkills {
 
 /** A launch refused by the host, with the message to show and optionally a command to offer. */
 export class LaunchError extends Error {
-  constructor(message: string, readonly action?: { readonly label: string; readonly command: string }) {
+  constructor(
+    message: string,
+    readonly action?: { readonly label: string; readonly command: string },
+    /** True when the details are already in the Debug Console. */
+    readonly logged = false,
+  ) {
     super(message);
     this.name = 'LaunchError';
   }
@@ -128,6 +133,20 @@ export class PlanDebugSession extends DebugSession {
   /** Never exits the process: this adapter only runs inline, inside the extension host. */
   override shutdown(): void {}
 
+  /** VS Code disposes the adapter when the session ends; a run still going is aborted. */
+  override dispose(): void {
+    this.stopRequested = true;
+    this.abortRun();
+    super.dispose();
+  }
+
+  private abortRun(): void {
+    const run = this.run;
+    if (!run || run.finished) return;
+    run.controller.abort(new Error('the debug session was stopped'));
+    run.stepper.abort();
+  }
+
   // ------------------------------------------------------------ lifecycle
 
   protected override initializeRequest(response: DebugProtocol.InitializeResponse): void {
@@ -166,11 +185,14 @@ export class PlanDebugSession extends DebugSession {
       if (errors.length > 0) {
         for (const d of errors) this.output(`${diagnosticLine(source.path, d)}\n`, 'stderr');
         const more = errors.length > 1 ? ` (and ${errors.length - 1} more error${errors.length > 2 ? 's' : ''})` : '';
-        throw new LaunchError(`${diagnosticLine(file, errors[0]!)}${more}: nothing was run.`, { label: 'Show Problems', command: 'workbench.actions.view.problems' });
+        throw new LaunchError(`${diagnosticLine(file, errors[0]!)}${more}: nothing was run.`, { label: 'Show Problems', command: 'workbench.actions.view.problems' }, true);
       }
       skills = await this.host.loadSkills(args, source);
     } catch (error) {
-      this.refuse(response, errorText(error), error instanceof LaunchError ? error.action : undefined);
+      const message = errorText(error);
+      // The Debug Console already lists an invalid plan's errors; anything else is said there once.
+      if (!(error instanceof LaunchError && error.logged)) this.output(`${message}\n`, 'stderr');
+      this.refuse(response, message, error instanceof LaunchError ? error.action : undefined);
       return;
     }
     this.prepared = source;
@@ -188,8 +210,7 @@ export class PlanDebugSession extends DebugSession {
     this.stopRequested = true;
     const run = this.run;
     if (run && !run.finished) {
-      run.controller.abort(new Error('the debug session was stopped'));
-      run.stepper.abort();
+      this.abortRun();
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([run.done, new Promise<void>((resolve) => { timer = setTimeout(resolve, STOP_GRACE_MS); })]);
       clearTimeout(timer);
@@ -197,8 +218,8 @@ export class PlanDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
+  /** Fails a launch: VS Code shows `message` in a dialog, with `action` as its button. */
   private refuse(response: DebugProtocol.Response, message: string, action?: { label: string; command: string }): void {
-    this.output(`${message}\n`, 'stderr');
     response.success = false;
     response.message = message;
     response.body = {
@@ -255,7 +276,8 @@ export class PlanDebugSession extends DebugSession {
     if (!run) return;
     switch (e.type) {
       case 'run-started':
-        this.host.publish(run.plan.uri, this.states(run), true);
+        // A fresh interpreter: results of earlier runs no longer hold; everything shows "not run".
+        this.host.publish(run.plan.uri, [], true);
         break;
       case 'command-started':
         run.running.add(e.variable);
@@ -305,7 +327,7 @@ export class PlanDebugSession extends DebugSession {
   private stopped(step: Step, reason: StopReason): void {
     this.handles.reset();
     const event = new StoppedEvent(reason, THREAD_ID) as DebugProtocol.StoppedEvent;
-    event.body.description = `Paused before @${step.variable} (${reason === 'breakpoint' ? 'breakpoint' : reason === 'entry' ? 'entry' : reason === 'pause' ? 'pause' : 'step'})`;
+    event.body.description = `Paused before @${step.variable} (${reason})`;
     event.body.allThreadsStopped = true;
     if (reason === 'breakpoint') {
       const ids = (this.breakpoints.get(step.lineNumber) ?? []).map((b) => b.id).filter((id): id is number => id !== undefined);
@@ -499,11 +521,14 @@ export class PlanDebugSession extends DebugSession {
       return;
     }
     const text = dataText(value);
+    const v = this.planVariable(run, name, text, value.status);
     if (args.context === 'clipboard' || args.context === 'hover' || args.context === 'repl') {
-      // The full text: what Copy Value copies and what a hover or the Debug Console shows.
-      response.body = { result: text, variablesReference: 0 };
+      // The full text: what Copy Value copies and what a hover or the Debug Console shows. A
+      // value that is not a success is its status and reason, not a result.
+      const status = v.type ?? value.status;
+      const full = status === 'success' ? text : status === 'undefined' || status === 'fail' || status === 'canceled' ? `${status} · ${text}` : v.value;
+      response.body = { result: full, type: status, variablesReference: 0 };
     } else {
-      const v = this.planVariable(run, name, text, value.status);
       response.body = { result: v.value, type: v.type, variablesReference: v.variablesReference };
     }
     this.sendResponse(response);
