@@ -16,6 +16,6 @@ export { BUILTIN_COMMANDS, isKnownCommand, type SkillsDescription } from './vali
 export { suggest, editDistance } from './validate/suggest';
 export { formatPlan, type FormatOptions } from './format/formatter';
 export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type GraphEdge, type PlanGraph } from './graph/export';
-export { parseSkillsJson, describeSkillsExport, listedCommands, SkillsDescriptionError } from './skills/description';
+export { parseSkillsJson, describeSkillsExport, listedCommands, SkillsDescriptionError, type ListedCommand } from './skills/description';
 export { signatureOf } from './signature';
 export { parseConfigText, CONFIG_FILE, type ParsedConfig, type WorkspaceConfig, type ConfigProblem, type ConfigProblemCode, type OffsetSpan } from './config/parse-config';

@@ -40,11 +40,19 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null;
 }
 
+/** One command a registry lists. */
+export interface ListedCommand {
+  name: string;
+  description: string;
+  /** Present when the registry says whether the command has side effects. */
+  sideEffects?: boolean;
+}
+
 /**
- * The commands a registry lists (`{ name, description }`; `command` is accepted for `name`;
- * unusable entries are ignored; a throwing `listCommands` counts as an empty list).
+ * The commands a registry lists (`{ name, description, sideEffects? }`; `command` is accepted for
+ * `name`; unusable entries are ignored; a throwing `listCommands` counts as an empty list).
  */
-export function listedCommands(registry: { listCommands(): unknown }): { name: string; description: string }[] {
+export function listedCommands(registry: { listCommands(): unknown }): ListedCommand[] {
   let raw: unknown;
   try {
     raw = registry.listCommands();
@@ -52,12 +60,14 @@ export function listedCommands(registry: { listCommands(): unknown }): { name: s
     return [];
   }
   if (!Array.isArray(raw)) return [];
-  const out: { name: string; description: string }[] = [];
+  const out: ListedCommand[] = [];
   for (const entry of raw) {
     if (!isObject(entry)) continue;
     const name = entry.name || entry.command;
     if (typeof name !== 'string' || !name.trim()) continue;
-    out.push({ name, description: typeof entry.description === 'string' ? entry.description : '' });
+    const command: ListedCommand = { name, description: typeof entry.description === 'string' ? entry.description : '' };
+    if (typeof entry.sideEffects === 'boolean') command.sideEffects = entry.sideEffects;
+    out.push(command);
   }
   return out;
 }

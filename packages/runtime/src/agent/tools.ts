@@ -4,6 +4,7 @@
  * single argument is the tool input and whose comment is the planner's reason. A success is the
  * tool result (pause-for-input data included); a failure or cancellation is a tool error.
  */
+import { listedCommands } from '@lightsop/core';
 import { createResponder } from '../responder';
 import type { CommandRegistry } from '../skills/registry';
 import type { LoopTool } from './loop-session';
@@ -11,26 +12,14 @@ import { isReservedName } from './reserved';
 import { markSupervised } from './supervisor';
 import type { CommandInfo, SessionCommandPayload } from './types';
 
-/** The registry's commands with their optional `sideEffects` flags; reserved names are left out. */
+/** The registry's commands with their optional `sideEffects` flags; reserved names and repeats are left out. */
 export function listCommandInfos(registry: CommandRegistry): CommandInfo[] {
-  let listed: unknown;
-  try {
-    listed = registry.listCommands();
-  } catch {
-    return [];
-  }
-  if (!Array.isArray(listed)) return [];
   const out: CommandInfo[] = [];
   const seen = new Set<string>();
-  for (const item of listed) {
-    if (typeof item !== 'object' || item === null) continue;
-    const c = item as { name?: unknown; command?: unknown; description?: unknown; sideEffects?: unknown };
-    const name = typeof c.name === 'string' && c.name ? c.name : typeof c.command === 'string' && c.command ? c.command : null;
-    if (!name || seen.has(name) || isReservedName(name)) continue;
-    seen.add(name);
-    const info: CommandInfo = { name, description: typeof c.description === 'string' ? c.description : '' };
-    if (typeof c.sideEffects === 'boolean') info.sideEffects = c.sideEffects;
-    out.push(info);
+  for (const c of listedCommands(registry)) {
+    if (seen.has(c.name) || isReservedName(c.name)) continue;
+    seen.add(c.name);
+    out.push(c);
   }
   return out;
 }
