@@ -41,7 +41,7 @@ export function analyzePlan(source: string, options: AnalyzeOptions = {}): Analy
       checkUndefined(plan, symbols, options.inputDeclared ?? true),
       checkCycles(symbols),
       options.skills ? checkCommands(plan, options.skills) : [],
-      checkUnused(symbols),
+      checkUnused(plan, symbols),
     );
   }
   return { source, plan, diagnostics: all, lineIndex, symbols };

@@ -11,30 +11,25 @@ export interface Symbols {
   readonly references: ReadonlyMap<string, readonly ReferenceArgument[]>;
   /** Position of each first declaration in the order of `declarations` (0, 1, 2, ...). */
   readonly indexOf: ReadonlyMap<string, number>;
-  /** Names that at least one `$` reference uses. */
-  readonly referenced: ReadonlySet<string>;
 }
 
 /**
- * Builds the symbol table. `references` is built on first use: linting only needs the set of
- * referenced names, editors need the tokens.
+ * Builds the symbol table. `references` is built on first use: linting does not need the tokens,
+ * editors do.
  */
 export function buildSymbols(plan: Plan): Symbols {
   const declarations = new Map<string, Declaration>();
   const indexOf = new Map<string, number>();
-  const referenced = new Set<string>();
   for (const d of plan.declarations) {
     if (d.name !== '' && !declarations.has(d.name)) {
       indexOf.set(d.name, declarations.size);
       declarations.set(d.name, d);
     }
-    for (const name of d.dependencies) referenced.add(name);
   }
   let references: Map<string, ReferenceArgument[]> | null = null;
   return {
     declarations,
     indexOf,
-    referenced,
     get references() {
       if (!references) {
         references = new Map();

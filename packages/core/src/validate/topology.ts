@@ -54,22 +54,25 @@ export function checkCycles(symbols: Symbols): Diagnostic[] {
   const idx = symbols.indexOf;
   // Dependencies in compressed rows: deps of i are targets[offsets[i] .. offsets[i + 1]).
   const offsets = new Int32Array(n + 1);
+  let resolved = new Int32Array(Math.max(16, n));
   let edgeCount = 0;
   for (let i = 0; i < n; i++) {
     offsets[i] = edgeCount;
-    for (const name of decls[i]!.dependencies) if (idx.has(name)) edgeCount++;
-  }
-  offsets[n] = edgeCount;
-  const targets = new Int32Array(edgeCount);
-  const dependentCount = new Int32Array(n);
-  for (let i = 0, e = 0; i < n; i++) {
     for (const name of decls[i]!.dependencies) {
       const j = idx.get(name);
       if (j === undefined) continue;
-      targets[e++] = j;
-      dependentCount[j]!++;
+      if (edgeCount === resolved.length) {
+        const grown = new Int32Array(resolved.length * 2);
+        grown.set(resolved);
+        resolved = grown;
+      }
+      resolved[edgeCount++] = j;
     }
   }
+  offsets[n] = edgeCount;
+  const targets = resolved.subarray(0, edgeCount);
+  const dependentCount = new Int32Array(n);
+  for (let e = 0; e < edgeCount; e++) dependentCount[targets[e]!]!++;
   // Reverse rows: the dependents of each declaration.
   const revOffsets = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) revOffsets[i + 1] = revOffsets[i]! + dependentCount[i]!;

@@ -2,15 +2,25 @@
  * `unused-variable` (4.5): a warning for an `assign` nothing reads, info for other steps, which
  * may exist for their side effects. Final steps and `lastAnswer` are exempt.
  */
+import type { Plan } from '../ast';
 import type { Diagnostic } from '../diagnostics/diagnostic';
 import type { Symbols } from './symbols';
 
 const EXEMPT_COMMANDS = new Set(['final_answer', 'cannot_complete']);
 
-export function checkUnused(symbols: Symbols): Diagnostic[] {
+export function checkUnused(plan: Plan, symbols: Symbols): Diagnostic[] {
+  // Mark the declarations that some `$` reference uses (any declaration's, duplicates included).
+  const used = new Uint8Array(symbols.declarations.size);
+  for (const d of plan.declarations) {
+    for (const name of d.dependencies) {
+      const i = symbols.indexOf.get(name);
+      if (i !== undefined) used[i] = 1;
+    }
+  }
   const out: Diagnostic[] = [];
+  let i = 0;
   for (const [name, d] of symbols.declarations) {
-    if (symbols.referenced.has(name) || name === 'lastAnswer') continue;
+    if (used[i++] || name === 'lastAnswer') continue;
     if (d.command && EXEMPT_COMMANDS.has(d.command.name)) continue;
     const isAssign = d.command?.name === 'assign';
     out.push({
