@@ -20,6 +20,8 @@ import { Quoted, quotedPayload } from './tokens';
 
 export interface ParseResult {
   readonly plan: Plan;
+  /** Name to first declaration and its position among them, as the symbol table wants them. */
+  readonly firstDeclarations?: { readonly declarations: Map<string, Declaration>; readonly indexOf: Map<string, number> };
   /** Syntax diagnostics and duplicate declarations, in check order (4.1). */
   readonly diagnostics: Diagnostic[];
   readonly lineIndex: LineIndex;
@@ -70,7 +72,9 @@ function diagnostic(code: DiagnosticCode, message: string, range: SourceRange, e
 
 class PlanBuilder {
   private readonly diagnostics: Diagnostic[] = [];
+  /** Name to its first declaration, and to that declaration's position among first declarations. */
   private readonly declared = new Map<string, Declaration>();
+  private readonly declaredIndex = new Map<string, number>();
 
   constructor(
     private readonly text: string,
@@ -153,7 +157,7 @@ class PlanBuilder {
       }
     }
     const plan: Plan = { kind: 'plan', range: this.planRange, english: null, declarations, freeComments };
-    return { plan, diagnostics: this.diagnostics, lineIndex: this.lineIndex };
+    return { plan, diagnostics: this.diagnostics, lineIndex: this.lineIndex, firstDeclarations: { declarations: this.declared, indexOf: this.declaredIndex } };
   }
 
   private readonly interned = new Map<string, string>();
@@ -210,14 +214,14 @@ class PlanBuilder {
     const nameToken = header.name;
     const nameRange = tokenRange(nameToken);
     const name = nameToken.image.slice(1);
+    const firstDecl = name === '' ? undefined : this.declared.get(name);
     if (name === '') {
       (local ??= []).push(diagnostic('missing-variable-name', "Missing variable name after '@'", lineRange(lineNumber, lineStart, nameRange.start, nameRange.start + 1)));
     } else {
-      const first = this.declared.get(name);
-      if (first) {
-        (local ??= []).push(diagnostic('duplicate-declaration', `Variable '${name}' is already declared on line ${first.lineNumber}`, nameRange, {
+      if (firstDecl) {
+        (local ??= []).push(diagnostic('duplicate-declaration', `Variable '${name}' is already declared on line ${firstDecl.lineNumber}`, nameRange, {
           data: { name },
-          related: [{ message: `'${name}' is first declared here`, range: first.nameRange }],
+          related: [{ message: `'${name}' is first declared here`, range: firstDecl.nameRange }],
         }));
       }
     }
@@ -348,7 +352,10 @@ class PlanBuilder {
       body,
       hasError: lexicalError !== null || heredocError || name === '' || command === null,
     };
-    if (name !== '' && !this.declared.has(name)) this.declared.set(name, declaration);
+    if (name !== '' && firstDecl === undefined) {
+      this.declaredIndex.set(name, this.declared.size);
+      this.declared.set(name, declaration);
+    }
     if (local) for (const d of local) this.diagnostics.push(d);
     return declaration;
   }

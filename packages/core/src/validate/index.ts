@@ -32,8 +32,8 @@ export interface Analysis {
 
 /** Parses and validates a plan. Never throws on user text. */
 export function analyzePlan(source: string, options: AnalyzeOptions = {}): Analysis {
-  const { plan, diagnostics, lineIndex } = parsePlan(source);
-  const symbols = buildSymbols(plan);
+  const { plan, diagnostics, lineIndex, firstDeclarations } = parsePlan(source);
+  const symbols = buildSymbols(plan, firstDeclarations);
   let all: Diagnostic[] = diagnostics;
   if (!plan.english) {
     // concat, not push(...): a large plan can have more diagnostics than a call has arguments.

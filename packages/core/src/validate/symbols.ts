@@ -17,13 +17,21 @@ export interface Symbols {
  * Builds the symbol table. `references` is built on first use: linting does not need the tokens,
  * editors do.
  */
-export function buildSymbols(plan: Plan): Symbols {
-  const declarations = new Map<string, Declaration>();
-  const indexOf = new Map<string, number>();
-  for (const d of plan.declarations) {
-    if (d.name !== '' && !declarations.has(d.name)) {
-      indexOf.set(d.name, declarations.size);
-      declarations.set(d.name, d);
+export function buildSymbols(plan: Plan, firsts?: { declarations: Map<string, Declaration>; indexOf: Map<string, number> }): Symbols {
+  let declarations: Map<string, Declaration>;
+  let indexOf: Map<string, number>;
+  if (firsts) {
+    // The parser already met every name once (it reports duplicates): reuse its tables.
+    declarations = firsts.declarations;
+    indexOf = firsts.indexOf;
+  } else {
+    declarations = new Map();
+    indexOf = new Map();
+    for (const d of plan.declarations) {
+      if (d.name !== '' && !declarations.has(d.name)) {
+        indexOf.set(d.name, declarations.size);
+        declarations.set(d.name, d);
+      }
     }
   }
   let references: Map<string, ReferenceArgument[]> | null = null;
