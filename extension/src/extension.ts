@@ -1,13 +1,15 @@
 /**
  * The LightSOPLang extension: the language (grammar and configuration come from package.json),
  * the bundled language server, and the commands of the contract's "VS Code extension surface":
- * Run Plan, Run up to Here, Debug Plan, Lint Workspace, Show Plan Graph and Set LLM API Key. Entry point:
- * `activate`. Run Plan goes through PlanRunner, which owns one interpreter per plan; Debug Plan
- * through the debug adapter (debug/), which makes a fresh one per debug session.
+ * Run Plan, Run up to Here, Debug Plan, Lint Workspace, Show Plan Graph, Set LLM API Key and Open
+ * Chat. Entry point: `activate`. Run Plan goes through PlanRunner, which owns one interpreter per
+ * plan; Debug Plan through the debug adapter (debug/), which makes a fresh one per debug session;
+ * the chat panel through ChatPanels (chat/), which owns the window's session registry.
  */
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { setApiKey } from './api-key';
+import { CHAT_COMMANDS, ChatPanels } from './chat/panel';
 import { startClient } from './client';
 import { PlanCodeLens } from './codelens';
 import { DEBUG_COMMAND, debugPlan, registerPlanDebugger } from './debug/vscode-debugger';
@@ -21,6 +23,7 @@ import { PlanRunner } from './run/runner';
 import { VariablesView } from './run/variables-view';
 
 let client: LanguageClient | null = null;
+let chat: ChatPanels | null = null;
 
 /** The plan document a command is about: its URI argument (CodeLens, menus), else the active editor. */
 async function targetDocument(arg: unknown): Promise<vscode.TextDocument | null> {
@@ -50,8 +53,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const graphs = new GraphPanels(context.extensionUri, results, (uri) => runner.generatedPlan(uri), revealLine);
   const linter = new WorkspaceLinter(output);
   const codeLens = new PlanCodeLens();
+  chat = new ChatPanels(context, output);
   context.subscriptions.push(
-    output, results, runner, graphs, linter,
+    output, results, runner, graphs, linter, chat,
     new InlineResults(results),
     new VariablesView(results),
     runner.onDidGeneratePlan((uri) => graphs.planGenerated(uri)),
@@ -88,6 +92,9 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(COMMANDS.lintWorkspace, () => lintWorkspaceCommand(linter)),
     vscode.commands.registerCommand(COMMANDS.setApiKey, () => setApiKey(context.secrets)),
     vscode.commands.registerCommand(COMMANDS.revealVariable, (uri: vscode.Uri, line: number) => revealLine(uri, line)),
+    vscode.commands.registerCommand(CHAT_COMMANDS.open, () => chat?.open()),
+    vscode.commands.registerCommand(CHAT_COMMANDS.stopAll, () => chat?.stopAll()),
+    vscode.commands.registerCommand(CHAT_COMMANDS.newConversation, () => chat?.newConversation()),
   );
 
   output.appendLine(`[${DISPLAY_NAME}] activated; workspace ${vscode.workspace.isTrusted ? 'trusted' : 'not trusted: skills modules are not loaded'}`);
@@ -103,5 +110,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
 export async function deactivate(): Promise<void> {
   const c = client;
   client = null;
-  if (c) await c.stop();
+  const panels = chat;
+  chat = null;
+  // Closing the window or deactivating shuts the chat's loops down (bounded by their drain deadline).
+  await Promise.all([c?.stop(), panels?.shutdown()]);
 }
