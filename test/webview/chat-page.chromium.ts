@@ -1,0 +1,319 @@
+// The chat page (extension/src/chat: html.ts + webview.ts) in a real Chromium: the exact HTML the
+// extension serves, with its nonce CSP, and the page script bundled by esbuild as
+// scripts/build.mjs does. A stub `acquireVsCodeApi` records the intents the page posts; the test
+// plays the host, posting the state and panel events the controller would post.
+import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { build } from 'esbuild';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chatHtml } from '../../extension/src/chat/html';
+import { applyPanelEvent, emptyState, type ChatState, type PanelEvent, type ProgressView, type RegistryEventView } from '../../extension/src/chat/model';
+import type { FromChatWebview, ToChatWebview } from '../../extension/src/chat/protocol';
+import { planSteps } from '../../extension/src/chat/controller';
+
+const root = path.resolve(__dirname, '../..');
+const ORIGIN = 'https://webview.test';
+const NONCE = 'ChatNonce0123456789abcdefABCDEF0';
+const A = 'aaaaaaaa-0000-4000-8000-000000000001';
+const B = 'bbbbbbbb-0000-4000-8000-000000000002';
+
+function findChromium(): string {
+  if (process.env.CHROMIUM) return process.env.CHROMIUM;
+  for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (existsSync(p)) return p;
+  try {
+    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
+  } catch {
+    throw new Error('Chromium not found: run `bash test/e2e/setup.sh` (installs Debian\'s chromium) or set CHROMIUM');
+  }
+}
+
+declare global {
+  interface Window {
+    __chatPosted: FromChatWebview[];
+    __chatViolations: string[];
+    __chatInline?: number;
+    xssHit?: number;
+  }
+}
+
+let browser: Browser;
+let script: string;
+let page: Page;
+let seq = 0;
+
+type WithoutSeq<T> = T extends unknown ? Omit<T, 'seq'> : never;
+const reg = (event: WithoutSeq<RegistryEventView>): PanelEvent => ({ type: 'registry', event: { ...event, seq: ++seq } as RegistryEventView });
+const progress = (loopId: string, commandId: string, event: ProgressView) => reg({ type: 'SessionProgress', loopId, commandId, event });
+const started = (id: string) => reg({ type: 'LoopStarted', loopId: id, parentLoopId: null, name: 'chat', displayName: 'Chat', mode: 'sop', model: { name: 'default' } });
+
+/** A state as the host would send it: two conversations, A active, a configured provider. */
+function baseState(): ChatState {
+  let s = emptyState();
+  for (const e of [started(A), started(B), reg({ type: 'ActiveLoopChanged', previousLoopId: null, activeLoopId: A })]) s = applyPanelEvent(s, e);
+  s = applyPanelEvent(s, {
+    type: 'config', provider: { ready: true, label: 'test-model at http://127.0.0.1:1/v1', message: null }, skillsNote: null,
+    models: [{ name: 'default', label: 'Default (test-model)' }, { name: 'other-model', label: 'other-model' }], reviewPlans: 'off',
+  });
+  return s;
+}
+
+async function host(message: ToChatWebview): Promise<void> {
+  const before = await page.evaluate(() => Number(document.body.dataset.rendered ?? '0'));
+  await page.evaluate((m) => window.postMessage(m, '*'), JSON.parse(JSON.stringify(message)) as ToChatWebview);
+  await page.waitForFunction((n) => Number(document.body.dataset.rendered ?? '0') > n, before, { timeout: 5000 });
+}
+const events = (...list: PanelEvent[]) => host({ type: 'events', events: list });
+const posted = () => page.evaluate(() => window.__chatPosted.filter((m) => m.type !== 'ready'));
+const clearPosted = () => page.evaluate(() => void (window.__chatPosted = []));
+
+beforeAll(async () => {
+  const out = await build({
+    entryPoints: [path.join(root, 'extension/src/chat/webview.ts')],
+    bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'silent',
+    mainFields: ['browser', 'module', 'main'],
+  });
+  script = out.outputFiles[0]!.text;
+  browser = await chromium.launch({
+    executablePath: findChromium(),
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
+  });
+});
+
+afterAll(async () => {
+  await browser?.close();
+});
+
+beforeEach(async () => {
+  page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
+  page.setDefaultTimeout(8000);
+  await page.addInitScript(() => {
+    window.__chatPosted = [];
+    window.__chatViolations = [];
+    document.addEventListener('securitypolicyviolation', (e) => window.__chatViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
+    let saved: unknown;
+    (window as unknown as { acquireVsCodeApi: () => unknown }).acquireVsCodeApi = () => ({
+      postMessage: (m: FromChatWebview) => window.__chatPosted.push(m),
+      getState: () => saved,
+      setState: (s: unknown) => void (saved = s),
+    });
+  });
+  await page.route(`${ORIGIN}/**`, (route) => {
+    const url = new URL(route.request().url());
+    if (url.pathname === '/index.html') return route.fulfill({ contentType: 'text/html', body: chatHtml({ cspSource: ORIGIN, scriptUri: `${ORIGIN}/dist/chat-webview.js`, nonce: NONCE }) });
+    if (url.pathname === '/dist/chat-webview.js') return route.fulfill({ contentType: 'text/javascript', body: script });
+    return route.fulfill({ status: 404, body: '' });
+  });
+  await page.goto(`${ORIGIN}/index.html`);
+  await page.waitForFunction(() => window.__chatPosted.some((m) => m.type === 'ready'), undefined, { timeout: 10000 });
+  await host({ type: 'state', state: baseState() });
+});
+
+describe('the chat page in Chromium', () => {
+  it('loads its script under the nonce CSP, says ready, and runs no inline script', async () => {
+    expect(await page.evaluate(() => window.__chatPosted)).toEqual([{ type: 'ready' }]);
+    await page.evaluate(() => {
+      const s = document.createElement('script');
+      s.textContent = 'window.__chatInline = 1';
+      document.body.appendChild(s);
+    });
+    await page.waitForFunction(() => window.__chatViolations.length > 0, undefined, { timeout: 5000 });
+    expect(await page.evaluate(() => window.__chatInline)).toBeUndefined();
+    expect(await page.evaluate(() => window.__chatViolations)).toEqual([expect.stringMatching(/^script-src/)]);
+  });
+
+  it('tabs: the highlight follows ActiveLoopChanged only; close asks the host; the composer sends to the focused tab', async () => {
+    expect(await page.locator('.tab').count()).toBe(2);
+    expect(await page.getAttribute(`.tab[data-loop="${A}"]`, 'aria-selected')).toBe('true');
+    await page.click(`.tab[data-loop="${B}"] .title`);
+    expect(await posted()).toEqual([{ type: 'selectTab', loopId: B }]);
+    // No local guess: A stays highlighted until the host says otherwise.
+    expect(await page.getAttribute(`.tab[data-loop="${A}"]`, 'aria-selected')).toBe('true');
+    await events(reg({ type: 'ActiveLoopChanged', previousLoopId: A, activeLoopId: B }));
+    expect(await page.getAttribute(`.tab[data-loop="${B}"]`, 'aria-selected')).toBe('true');
+    await page.fill('#input', 'Hello there');
+    await page.press('#input', 'Shift+Enter');
+    await page.type('#input', 'second line');
+    await page.press('#input', 'Enter');
+    expect(await posted()).toEqual([{ type: 'selectTab', loopId: B }, { type: 'send', loopId: B, text: 'Hello there\nsecond line' }]);
+    await clearPosted();
+    await page.fill('#input', 'To B');
+    await page.press('#input', 'Enter');
+    expect(await posted()).toEqual([{ type: 'send', loopId: B, text: 'To B' }]);
+    expect(await page.inputValue('#input')).toBe('');
+    await clearPosted();
+    await page.click(`.tab[data-loop="${A}"] .close`);
+    expect(await posted()).toEqual([{ type: 'closeTab', loopId: A }]);
+    await events({ type: 'tab_hidden', loopId: A, hidden: true });
+    expect(await page.locator('.tab').count()).toBe(1);
+  });
+
+  it('shows the plan with its attempt, live variable states, expandable values and the change from the previous attempt', async () => {
+    const plan1 = '# Shout it\n@loud shout hello\n@n count_words $loud\n@lastAnswer final_answer $loud';
+    const plan2 = '@loud shout hello world\n@n count_words $loud\n@lastAnswer final_answer $loud';
+    const long = 'x'.repeat(400);
+    await events(
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c1', regime: 'sop' }),
+      { type: 'user_message', loopId: A, commandId: 'c1', text: 'shout hello' },
+      progress(A, 'c1', { type: 'prompt_started', promptIndex: 0 }),
+      progress(A, 'c1', { type: 'plan_generated', attempt: 1, plan: plan1, previousPlan: '', steps: planSteps(plan1) }),
+      progress(A, 'c1', { type: 'variable_status', attempt: 1, variable: 'loud', command: 'shout', state: 'running' }),
+    );
+    expect(await page.textContent('details.plan summary')).toContain('Plan · attempt 1');
+    expect(await page.locator('details.plan pre.code .tok-name').allTextContents()).toEqual(['@loud', '@n', '@lastAnswer']);
+    expect(await page.locator('details.plan pre.code .tok-comment').allTextContents()).toEqual(['# Shout it']);
+    const states = () => page.$$eval('table.vars tbody tr', (rows) => rows.map((r) => `${r.getAttribute('data-variable')}:${r.getAttribute('data-state')}`));
+    expect(await states()).toEqual(['loud:running', 'n:pending', 'lastAnswer:pending']);
+    expect(await page.textContent('tr[data-variable="n"] .state')).toBe('○ not run');
+    await events(
+      progress(A, 'c1', { type: 'variable_status', attempt: 1, variable: 'loud', command: 'shout', state: 'success', value: 'HELLO' }),
+      progress(A, 'c1', { type: 'variable_status', attempt: 1, variable: 'n', command: 'count_words', state: 'fail', value: long }),
+    );
+    expect(await states()).toEqual(['loud:success', 'n:fail', 'lastAnswer:pending']);
+    const cell = page.locator('tr[data-variable="n"] td.value');
+    expect((await cell.textContent())!.length).toBe(160);
+    await cell.click();
+    await page.waitForFunction(() => document.querySelector('tr[data-variable="n"] td.value')!.textContent!.length === 400);
+    await events(
+      progress(A, 'c1', { type: 'plan_generated', attempt: 2, plan: plan2, previousPlan: plan1, steps: planSteps(plan2) }),
+      progress(A, 'c1', { type: 'variable_status', attempt: 2, variable: 'loud', command: 'shout', state: 'success', value: 'HELLO WORLD' }),
+    );
+    expect(await page.locator('details.plan').count()).toBe(2);
+    // The newest attempt is open, the older one collapsed.
+    expect(await page.$$eval('details.plan', (d) => d.map((x) => (x as HTMLDetailsElement).open))).toEqual([false, true]);
+    await page.click('details.plan[data-attempt="2"] button[data-action="toggleDiff"]');
+    await page.waitForSelector('details.plan[data-attempt="2"] .diff');
+    expect(await page.$$eval('details.plan[data-attempt="2"] .diff > div', (d) => d.map((x) => x.getAttribute('data-change')))).toEqual(['changed', 'unchanged', 'unchanged']);
+    await clearPosted();
+    await page.click('details.plan[data-attempt="2"] button[data-action="openPlan"]');
+    expect(await posted()).toEqual([{ type: 'openPlan', loopId: A, commandId: 'c1', attempt: 2 }]);
+  });
+
+  it('approval cards: Approve and Always post the decision; Deny sends the typed reason, which survives re-renders; closed cards say how they ended', async () => {
+    await events(
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c1', regime: 'sop' }),
+      { type: 'user_message', loopId: A, commandId: 'c1', text: 'save a note' },
+      { type: 'approval_opened', loopId: A, commandId: 'c1', approval: { id: 'ap1', tool: 'save_note', origin: 'sop', variable: 'note', reason: 'Keep it', input: '{\n  "args": ["hi"]\n}', key: 'save_note {"args":["hi"]}', sideEffects: null } },
+    );
+    const card = page.locator('.card.approval[data-approval="ap1"]');
+    expect(await card.textContent()).toContain('Allow save_note to run?');
+    expect(await card.textContent()).toContain('unknown (treated as yes)');
+    expect(await page.textContent(`.tab[data-loop="${A}"] .badge.approval`)).toBe('1 approval');
+    await card.locator('input').click();
+    await page.keyboard.type('not now');
+    // A render while typing (a variable update) keeps the text and the focus.
+    await events(progress(A, 'c1', { type: 'tool_reason', tool: 'save_note', reason: 'Keep it', stepIndex: 2 }));
+    expect(await page.evaluate(() => (document.activeElement as HTMLElement).dataset.focusKey)).toBe('deny:ap1');
+    await page.keyboard.type(', thanks');
+    await card.locator('button[data-action="deny"]').click();
+    expect(await posted()).toEqual([{ type: 'approval', id: 'ap1', decision: 'deny', reason: 'not now, thanks' }]);
+    await events({ type: 'approval_closed', loopId: A, id: 'ap1', state: 'denied', reason: 'not now, thanks' });
+    expect(await page.textContent('.closed-card.approval')).toBe('⊘ Denied save_note: not now, thanks');
+    expect(await page.locator(`.tab[data-loop="${A}"] .badge.approval`).count()).toBe(0);
+
+    await clearPosted();
+    await events({ type: 'approval_opened', loopId: A, commandId: 'c1', approval: { id: 'ap2', tool: 'write_file', origin: 'sop', input: 'x', key: 'k', sideEffects: true } });
+    await page.click('.card.approval[data-approval="ap2"] button[data-action="alwaysApprove"]');
+    expect(await posted()).toEqual([{ type: 'approval', id: 'ap2', decision: 'alwaysApprove' }]);
+    await events(reg({ type: 'TurnSettled', loopId: A, commandId: 'c1', outcome: { kind: 'interrupted', text: 'Interrupted by user', regime: null } }));
+    expect(await page.getAttribute('[data-approval="ap2"]', 'data-state')).toBe('cancelled');
+    expect(await page.textContent('[data-approval="ap2"]')).toContain('Cancelled');
+  });
+
+  it('renders answers as safe Markdown: markup in model text stays text, only http(s) links', async () => {
+    const evil = 'Here is **bold**, `code` and <img src=x onerror="window.xssHit=1"> and [bad](javascript:window.xssHit=2) and [good](https://example.org).\n\n```\n<script>window.xssHit=3</script>\n```';
+    await events(
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c1', regime: 'sop' }),
+      { type: 'user_message', loopId: A, commandId: 'c1', text: '<b>not bold</b>' },
+      reg({ type: 'TurnSettled', loopId: A, commandId: 'c1', outcome: { kind: 'answered', text: evil, regime: 'sop' } }),
+    );
+    expect(await page.locator('.answer img, .answer script, .bubble b').count()).toBe(0);
+    expect(await page.textContent('.bubble')).toBe('<b>not bold</b>');
+    expect(await page.textContent('.answer strong')).toBe('bold');
+    expect(await page.textContent('.answer p')).toContain('<img src=x onerror="window.xssHit=1">');
+    expect(await page.$$eval('.answer a', (a) => a.map((x) => [x.textContent, x.getAttribute('href')]))).toEqual([['good', 'https://example.org']]);
+    expect(await page.textContent('.answer pre code')).toBe('<script>window.xssHit=3</script>');
+    expect(await page.evaluate(() => window.xssHit)).toBeUndefined();
+    expect(await page.evaluate(() => window.__chatViolations)).toEqual([]);
+  });
+
+  it('queued messages have a Remove button; Stop shows while running, then Stopping… until the turn settles', async () => {
+    await events(
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c1', regime: 'sop' }),
+      { type: 'user_message', loopId: A, commandId: 'c1', text: 'slow' },
+      reg({ type: 'InputQueued', loopId: A, commandId: 'c2' }),
+      { type: 'user_message', loopId: A, commandId: 'c2', text: 'next' },
+    );
+    expect(await page.textContent(`.tab[data-loop="${A}"]`)).toContain('1 queued');
+    expect(await page.isVisible('#stop')).toBe(true);
+    expect(await page.isDisabled('#stop-all')).toBe(false);
+    await page.click('section[data-command="c2"] button[data-action="cancelQueued"]');
+    await page.click('#stop');
+    expect(await posted()).toEqual([{ type: 'cancelQueued', loopId: A, commandId: 'c2' }, { type: 'stop', loopId: A }]);
+    await events({ type: 'stopping', loopIds: [A] }, reg({ type: 'InputCancelled', loopId: A, commandId: 'c2', reason: 'cancelled' }));
+    expect(await page.textContent('#status')).toBe('Stopping…');
+    expect(await page.isVisible('#stop')).toBe(false);
+    expect(await page.textContent('section[data-command="c1"] .chip')).toBe('Stopping…');
+    expect(await page.getAttribute('section[data-command="c2"]', 'data-status')).toBe('cancelled');
+    await events(reg({ type: 'TurnSettled', loopId: A, commandId: 'c1', outcome: { kind: 'interrupted', text: 'Interrupted by user', regime: null } }), reg({ type: 'LoopIdle', loopId: A }));
+    expect(await page.textContent('section[data-command="c1"] .answer')).toContain('Interrupted by user');
+    expect(await page.textContent('#status')).toBe('idle');
+    expect(await page.isVisible('#stop')).toBe(false);
+    expect(await page.isDisabled('#stop-all')).toBe(true);
+  });
+
+  it('pickers keep the committed value until the host reports the change, and show a refusal', async () => {
+    await page.selectOption('#mode', 'loop');
+    expect(await posted()).toEqual([{ type: 'setMode', loopId: A, mode: 'loop' }]);
+    expect(await page.inputValue('#mode')).toBe('sop');
+    await events({ type: 'picker', loopId: A, pending: { what: 'mode', value: 'loop' }, error: null });
+    expect(await page.isDisabled('#mode')).toBe(true);
+    expect(await page.textContent('#picker-status')).toBe('changing mode to loop…');
+    await events(reg({ type: 'LoopModeChanged', loopId: A, mode: 'loop', model: { name: 'default' } }), { type: 'picker', loopId: A, pending: null, error: null });
+    expect(await page.inputValue('#mode')).toBe('loop');
+    expect(await page.isDisabled('#mode')).toBe(false);
+    await clearPosted();
+    await page.selectOption('#model', 'other-model');
+    await page.selectOption('#effort', 'high');
+    expect(await posted()).toEqual([{ type: 'setInference', loopId: A, model: 'other-model' }, { type: 'setInference', loopId: A, effort: 'high' }]);
+    expect(await page.inputValue('#model')).toBe('default');
+    await events({ type: 'picker', loopId: A, pending: null, error: 'model not changed: invalid_model' });
+    expect(await page.textContent('#picker-status')).toBe('model not changed: invalid_model');
+    expect(await page.inputValue('#model')).toBe('default');
+  });
+
+  it('offers Continue in loop mode after an execution failure, Retry after an error, and notes a fallback', async () => {
+    await events(
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c1', regime: 'sop' }),
+      { type: 'user_message', loopId: A, commandId: 'c1', text: 'do it' },
+      reg({ type: 'TurnSettled', loopId: A, commandId: 'c1', outcome: { kind: 'failed', text: '', regime: 'sop', reason: 'execution_failed', failures: [{ variable: 'x', reason: 'boom' }], plan: '@x failer' } }),
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c2', regime: 'sop' }),
+      { type: 'user_message', loopId: A, commandId: 'c2', text: 'again' },
+      reg({ type: 'TurnSettled', loopId: A, commandId: 'c2', outcome: { kind: 'error', text: 'planning failed: 500', regime: null } }),
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c3', regime: 'sop' }),
+      { type: 'user_message', loopId: A, commandId: 'c3', text: 'fallback' },
+      reg({ type: 'TurnSettled', loopId: A, commandId: 'c3', outcome: { kind: 'answered', text: 'loop answer', regime: 'loop', fellBack: { sopReason: 'plan_invalid' } } }),
+    );
+    expect(await page.textContent('section[data-command="c1"] ul.failures')).toBe('x: boom');
+    expect(await page.textContent('section[data-command="c3"] .answer .note')).toContain('No plan passed validation (plan invalid)');
+    expect(await page.locator('button[data-action="continueInLoop"]').count()).toBe(1);
+    await page.click('button[data-action="continueInLoop"]');
+    await page.click('button[data-action="retry"]');
+    expect(await posted()).toEqual([{ type: 'continueInLoop', loopId: A, commandId: 'c1' }, { type: 'retry', loopId: A, commandId: 'c2' }]);
+  });
+
+  it('shows what is missing: no model (with settings buttons), skills not loaded, restored turns', async () => {
+    let s = baseState();
+    s = applyPanelEvent(s, { type: 'config', provider: { ready: false, label: '', message: 'No language model is configured for the chat.' }, skillsNote: 'The skills module skills.mjs was not loaded because this workspace is not trusted.', models: s.models, reviewPlans: 'off' });
+    s = applyPanelEvent(s, { type: 'restored', loopId: A, turns: [{ user: 'earlier question', answer: 'earlier **answer**', kind: 'answered' }] });
+    await host({ type: 'state', state: s });
+    const banners = await page.locator('.banner').allTextContents();
+    expect(banners[0]).toContain('No language model is configured');
+    expect(banners[1]).toContain('not trusted');
+    expect(await page.textContent('.restored .note')).toContain('nothing in them ran in this window');
+    expect(await page.textContent('.restored strong')).toBe('answer');
+    await page.click('.banner button[data-what="apiKey"]');
+    expect(await posted()).toEqual([{ type: 'configure', what: 'apiKey' }]);
+  });
+});
