@@ -5,9 +5,10 @@
 // mode and colours, Problems-panel diagnostics that follow typing, completion of the skills'
 // commands, Run Plan from the palette with every declaration's result (inline and in the Plan
 // Variables view), the Plan Graph webview with the plan's nodes coloured by status, the plan
-// debugger (a breakpoint, the stopped line, the Variables view, Step Over, Continue), and, in an
-// untrusted copy of the workspace, Run Plan refusing to load the skills module and Debug Plan
-// asking for trust first.
+// debugger (a breakpoint, the stopped line, the Variables view, Step Over, Continue), the chat
+// panel (a planned answer, an approval card, Stop during a slow reply), and, in an untrusted copy
+// of the workspace, Run Plan refusing to load the skills module, Debug Plan asking for trust
+// first, and the chat neither loading the module nor using the workspace's endpoint.
 //
 // Usage: node test/e2e/extension.e2e.mjs --vsix FILE [--keep]   (test/e2e/run.mjs does the setup)
 // Every wait has a time limit; VSCODE_HARNESS_TIMEOUT (seconds, default 300) bounds the run.
@@ -36,20 +37,45 @@ delete process.env.OPENAI_API_KEY;
 delete process.env.LIGHTSOP_LLM_BASE_URL;
 delete process.env.LIGHTSOP_LLM_MODEL;
 
-/** A fake OpenAI-compatible endpoint: answers every chat completion with the same plan, records requests. */
+/**
+ * A fake OpenAI-compatible endpoint, records requests. It answers the chat panel's requests (the
+ * user's message starts with "e2e chat:") from CHAT_REPLIES, and every other chat completion (an
+ * #!english plan) with the same plan.
+ */
 const GENERATED_PLAN = '@name assign "Ada Lovelace"\n@greeting greet $name\n@lastAnswer final_answer $greeting\n';
+const CHAT_REPLIES = {
+  'e2e chat: shout and count Grace Hopper': { text: '# Shout the name\n@name assign "Grace Hopper"\n@loud upper $name\n@count word_count $name\n@lastAnswer final_answer $loud has $count words' },
+  'e2e chat: save a note': { text: '# Keep a note in the workspace\n@saved write_file notes/chat.txt "written from the chat"\n@lastAnswer final_answer $saved' },
+  // Never answered in time: the test stops the turn while the model is "thinking".
+  'e2e chat: take your time': { text: '@lastAnswer final_answer "too late"', delayMs: 120_000 },
+};
 const llmRequests = [];
 const llm = http.createServer((req, res) => {
   let body = '';
   req.on('data', (c) => { body += c; });
   req.on('end', () => {
-    llmRequests.push({ url: req.url, authorization: req.headers.authorization ?? '', body });
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({
-      id: 'chatcmpl-e2e', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'fake-model',
-      choices: [{ index: 0, message: { role: 'assistant', content: GENERATED_PLAN }, finish_reason: 'stop' }],
-      usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-    }));
+    const request = { url: req.url, authorization: req.headers.authorization ?? '', body, closedEarly: false };
+    llmRequests.push(request);
+    let prompt = '';
+    try {
+      prompt = [...JSON.parse(body).messages].reverse().find((m) => m.role === 'user')?.content ?? '';
+    } catch {}
+    const reply = prompt.startsWith('e2e chat:') ? (CHAT_REPLIES[prompt] ?? { text: '@lastAnswer final_answer "unscripted chat prompt"' }) : { text: GENERATED_PLAN };
+    const answer = () => {
+      if (res.writableEnded || res.destroyed) return;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({
+        id: 'chatcmpl-e2e', object: 'chat.completion', created: Math.floor(Date.now() / 1000), model: 'fake-model',
+        choices: [{ index: 0, message: { role: 'assistant', content: reply.text }, finish_reason: 'stop' }],
+        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+      }));
+    };
+    if (!reply.delayMs) return answer();
+    const timer = setTimeout(answer, reply.delayMs);
+    res.on('close', () => {
+      clearTimeout(timer);
+      if (!res.writableEnded) request.closedEarly = true;
+    });
   });
 });
 
@@ -291,6 +317,118 @@ async function debugging(vs) {
   check('Continue: the run finishes (debug toolbar gone); the Debug Console logs each command and "6 variables: 6 succeeded"; Plan Variables shows the results');
 }
 
+/** The frame of the chat webview page, once its script has rendered. */
+async function chatFrame(page) {
+  return waitFor('the chat webview', async () => {
+    for (const f of page.frames()) {
+      const found = await f.evaluate(() => document.title === 'LightSOPLang Chat' && Number(document.body?.dataset.rendered ?? '0') > 0
+        && document.querySelectorAll('.tab').length > 0).catch(() => false);
+      if (found) return f;
+    }
+    return null;
+  }, 30000, 300);
+}
+
+/** Sends a message from the chat's composer (typed, then Enter). */
+async function chatSend(frame, text) {
+  await frame.locator('#input').click();
+  await frame.locator('#input').fill(text);
+  await frame.locator('#input').press('Enter');
+  await waitFor(`the message "${text}" in the transcript`, () => frame.evaluate((t) => [...document.querySelectorAll('.turn .bubble')].some((b) => b.textContent === t), text), 15000);
+}
+
+/** The turn of a message: its status, outcome, plan rows and approval cards as text. */
+function chatTurn(frame, text) {
+  return frame.evaluate((t) => {
+    const turn = [...document.querySelectorAll('section.turn')].find((s) => s.querySelector('.bubble')?.textContent === t);
+    if (!turn) return null;
+    return {
+      status: turn.getAttribute('data-status'),
+      outcome: turn.querySelector('.answer')?.getAttribute('data-outcome') ?? null,
+      answer: (turn.querySelector('.answer .text')?.textContent ?? '').trim(),
+      plan: turn.querySelector('details.plan pre.code')?.textContent ?? '',
+      rows: [...turn.querySelectorAll('table.vars tbody tr')].map((r) => `${r.getAttribute('data-variable')}:${r.getAttribute('data-state')}`),
+      cards: [...turn.querySelectorAll('[data-approval]')].map((c) => `${c.getAttribute('data-state')}:${c.textContent.slice(0, 80)}`),
+    };
+  }, text);
+}
+
+/**
+ * The chat panel: Open Chat from the palette; a message answered with a plan (plan shown,
+ * variables settle, answer); an approval card for write_file approved with a click (the file is
+ * written); Stop during a slow model reply.
+ */
+async function chat(vs) {
+  const { page } = vs;
+  const before = llmRequests.length;
+  await vs.runCommand('LightSOPLang: Open Chat');
+  const frame = await chatFrame(page);
+  await waitFor('the chat to show its model', () => frame.evaluate(() => !document.querySelector('.banner.error') && document.getElementById('model')?.textContent.includes('Default (fake-model)')));
+  await vs.shot('chat-open');
+  check('Open Chat from the palette opens the chat panel with one conversation and the configured model');
+
+  // 1. A message answered by the scripted model: the plan, its variables, the answer.
+  const ask = 'e2e chat: shout and count Grace Hopper';
+  await chatSend(frame, ask);
+  const answered = await waitFor('the chat answer', async () => {
+    const t = await chatTurn(frame, ask);
+    return t && t.status === 'settled' ? t : null;
+  }, 30000);
+  log('chat turn:', JSON.stringify(answered));
+  if (answered.outcome !== 'answered' || answered.answer !== 'GRACE HOPPER has 2 words') throw new Error(`unexpected chat answer ${JSON.stringify(answered)}`);
+  if (!answered.plan.includes('@count word_count $name')) throw new Error(`the plan is not shown: ${JSON.stringify(answered.plan)}`);
+  if (JSON.stringify(answered.rows) !== JSON.stringify(['name:success', 'loud:success', 'count:success', 'lastAnswer:success'])) throw new Error(`variables ${JSON.stringify(answered.rows)}`);
+  if (answered.cards.length !== 0) throw new Error('upper and word_count have no side effects: no approval expected');
+  const chatRequest = llmRequests.slice(before).find((r) => r.body.includes(ask));
+  if (!chatRequest || chatRequest.authorization !== `Bearer ${API_KEY}`) throw new Error('the chat request did not carry the stored key as its Bearer token');
+  await vs.shot('chat-answered');
+  check('a chat message is planned by the model (plan shown), its 4 variables settle as success, and the answer "GRACE HOPPER has 2 words" is shown');
+
+  // 2. A command with side effects: an approval card, approved with a click.
+  const save = 'e2e chat: save a note';
+  await chatSend(frame, save);
+  const card = frame.locator('.card.approval[data-state="open"]').first();
+  await card.waitFor({ state: 'visible', timeout: 30000 });
+  const cardText = (await card.innerText()).replace(/\s+/g, ' ');
+  log('approval card:', JSON.stringify(cardText));
+  if (!cardText.includes('Allow write_file to run?') || !cardText.includes('notes/chat.txt')) throw new Error(`unexpected approval card ${JSON.stringify(cardText)}`);
+  const note = path.join(vs.dirs.ws, 'notes', 'chat.txt');
+  if (fs.existsSync(note)) throw new Error('write_file ran before it was approved');
+  await waitFor('the tab badge for the approval', () => frame.evaluate(() => document.querySelector('.tab[aria-selected="true"] .badge.approval')?.textContent === '1 approval'));
+  await vs.shot('chat-approval');
+  await card.locator('button[data-action="approve"]').click();
+  const saved = await waitFor('the note to be saved', async () => {
+    const t = await chatTurn(frame, save);
+    return t && t.status === 'settled' ? t : null;
+  }, 30000);
+  log('after approval:', JSON.stringify(saved));
+  if (saved.outcome !== 'answered' || !saved.cards.some((c) => c.startsWith('approved:'))) throw new Error(`unexpected turn after approval ${JSON.stringify(saved)}`);
+  if (fs.readFileSync(note, 'utf8') !== 'written from the chat') throw new Error('notes/chat.txt does not hold the approved text');
+  await vs.shot('chat-approved');
+  check('write_file asks first: an approval card (tab badge "1 approval"); Approve runs it and notes/chat.txt is written');
+
+  // 3. Stop during a slow model reply.
+  const slow = 'e2e chat: take your time';
+  const sent = llmRequests.length;
+  await chatSend(frame, slow);
+  await waitFor('the slow request to reach the model', () => llmRequests.length > sent && llmRequests.slice(sent).some((r) => r.body.includes(slow)));
+  await frame.locator('#stop').waitFor({ state: 'visible', timeout: 10000 });
+  await vs.shot('chat-running');
+  const stopAt = Date.now();
+  await frame.locator('#stop').click();
+  const stopped = await waitFor('the turn to be interrupted', async () => {
+    const t = await chatTurn(frame, slow);
+    return t && t.status === 'settled' ? t : null;
+  }, 15000);
+  log('stopped:', JSON.stringify(stopped), `after ${Date.now() - stopAt} ms`);
+  if (stopped.outcome !== 'interrupted' || !stopped.answer.includes('Interrupted by user')) throw new Error(`unexpected stopped turn ${JSON.stringify(stopped)}`);
+  const slowRequest = llmRequests.slice(sent).find((r) => r.body.includes(slow));
+  await waitFor('the slow HTTP request to be aborted', () => slowRequest.closedEarly, 10000);
+  if (await frame.locator('#stop').isVisible()) throw new Error('the Stop button is still shown after the turn settled');
+  await vs.shot('chat-stopped');
+  check('Stop during a slow model reply: the turn ends "Interrupted by user", the HTTP request is aborted, the Stop button goes away');
+}
+
 async function trustedWorkspace() {
   const llmBase = `http://127.0.0.1:${llm.address().port}/v1`;
   const vs = await launch({
@@ -505,6 +643,7 @@ async function trustedWorkspace() {
   check('Lint Workspace checks the 5 plans of the workspace: the one error is broken.sop\'s $nmae');
 
   await debugging(vs);
+  await chat(vs);
 
   if (vs.consoleErrors.length) log(`(browser console had ${vs.consoleErrors.length} error line(s), e.g. ${vs.consoleErrors[0].slice(0, 160)})`);
   await vs.close();
@@ -550,6 +689,22 @@ async function untrustedWorkspace() {
   if (await page.locator('.debug-toolbar').first().isVisible().catch(() => false)) throw new Error('a debug session started in the untrusted workspace');
   if ((await debugConsole(page)).includes('[debug]')) throw new Error('the plan ran in the untrusted workspace');
   check('in an untrusted workspace Debug Plan asks for workspace trust first; Cancel starts no session and runs nothing');
+
+  // The chat: the skills module is not loaded, and the workspace cannot choose where the key goes.
+  const chatRequestsBefore = llmRequests.length;
+  await vs.runCommand('LightSOPLang: Open Chat');
+  const frame = await chatFrame(page);
+  const banners = await waitFor('the chat banners', async () => {
+    const texts = await frame.evaluate(() => [...document.querySelectorAll('.banner')].map((b) => b.textContent));
+    return texts.some((t) => t.includes('only taken from your user settings')) && texts.some((t) => t.includes('was not loaded because this workspace is not trusted')) ? texts : null;
+  });
+  log('untrusted chat:', JSON.stringify(banners));
+  await frame.locator('#input').fill('e2e chat: shout and count Grace Hopper');
+  await frame.locator('#input').press('Enter');
+  await waitFor('the notice that no model is configured', () => frame.evaluate(() => (document.getElementById('tab-notice')?.textContent ?? '').includes('No language model is configured')));
+  if (llmRequests.length !== chatRequestsBefore) throw new Error('the chat in the untrusted workspace contacted the endpoint named by the workspace');
+  await vs.shot('untrusted-chat');
+  check('in an untrusted workspace the chat says the skills module was not loaded and that the endpoint comes from user settings only; sending contacts nothing');
   await vs.close();
   current = null;
 }
