@@ -154,6 +154,7 @@ describe('chat controller: approvals and plan review', () => {
     expect(JSON.parse(card.input)).toEqual({ args: ['hello', 'there'], raw: 'save_note hello there' });
     expect(card.key).toBe('save_note {"args":["hello","there"],"raw":"save_note hello there"}');
     expect(s.skills.log).toEqual([]);
+    expect(s.env.attention).toEqual(['save_note is waiting for your approval in the chat.']);
     expect(s.page.lastTurn().attempts[0]!.variables.find((v) => v.variable === 'note')?.state).toBe('running');
     await s.controller.handleMessage({ type: 'approval', id: card.id, decision: 'alwaysApprove' });
     const turn = await settledTurn(s, 'save a note');

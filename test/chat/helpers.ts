@@ -97,6 +97,7 @@ export interface TestEnvironment extends ChatEnvironment {
   /** What the editor returns for a plan under review ("Edit"); null = the user gave up. */
   editResult: ((plan: string) => string | null) | null;
   running: boolean[];
+  attention: string[];
 }
 
 export function agentFor(server: LlmServer): LlmAgent {
@@ -111,6 +112,7 @@ export function testEnvironment(o: { server?: LlmServer; skills?: TestSkills | n
     logs: [],
     opened: [],
     running: [],
+    attention: [],
     settingsValue: { reviewPlans: 'off', autoApproveReadOnly: true, standardSkills: false, ...o.settings },
     skills: { registry: o.skills?.registry ?? null, note: null, stamp: 'v1' },
     editResult: null,
@@ -132,6 +134,7 @@ export function testEnvironment(o: { server?: LlmServer; skills?: TestSkills | n
     editPlan: async (plan) => (env.editResult ? env.editResult(plan) : null),
     configure: async () => undefined,
     onRunningChanged: (running) => env.running.push(running),
+    onAttention: (text) => env.attention.push(text),
     log: (line) => env.logs.push(line),
   };
   return env;

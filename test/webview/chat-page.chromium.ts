@@ -246,6 +246,7 @@ describe('the chat page in Chromium', () => {
       { type: 'user_message', loopId: A, commandId: 'c2', text: 'next' },
     );
     expect(await page.textContent(`.tab[data-loop="${A}"]`)).toContain('1 queued');
+    expect(await page.textContent('section[data-command="c1"] .waiting')).toBe('Waiting for the model…');
     expect(await page.isVisible('#stop')).toBe(true);
     expect(await page.isDisabled('#stop-all')).toBe(false);
     await page.click('section[data-command="c2"] button[data-action="cancelQueued"]');
@@ -255,6 +256,7 @@ describe('the chat page in Chromium', () => {
     expect(await page.textContent('#status')).toBe('Stopping…');
     expect(await page.isVisible('#stop')).toBe(false);
     expect(await page.textContent('section[data-command="c1"] .chip')).toBe('Stopping…');
+    expect(await page.textContent('section[data-command="c1"] .waiting')).toBe('Stopping: waiting for the model call to end…');
     expect(await page.getAttribute('section[data-command="c2"]', 'data-status')).toBe('cancelled');
     await events(reg({ type: 'TurnSettled', loopId: A, commandId: 'c1', outcome: { kind: 'interrupted', text: 'Interrupted by user', regime: null } }), reg({ type: 'LoopIdle', loopId: A }));
     expect(await page.textContent('section[data-command="c1"] .answer')).toContain('Interrupted by user');

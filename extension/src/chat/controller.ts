@@ -79,6 +79,8 @@ export interface ChatEnvironment {
   configure(what: 'settings' | 'apiKey'): Promise<void>;
   /** Called when some loop starts or stops running (the Stop All keybinding's context). */
   onRunningChanged?(running: boolean): void;
+  /** Called when a card waits for the user (approval, plan review), e.g. to notify when the panel is hidden. */
+  onAttention?(text: string): void;
   log(line: string): void;
 }
 
@@ -605,6 +607,7 @@ export class ChatController {
         },
       });
       signal.addEventListener('abort', onAbort, { once: true });
+      this.env.onAttention?.(`${choice.toolName} is waiting for your approval in the chat.`);
       this.#emit({
         type: 'approval_opened', loopId, commandId: this.#running.get(loopId) ?? null,
         approval: {
@@ -666,6 +669,7 @@ export class ChatController {
         },
       });
       signal.addEventListener('abort', onAbort, { once: true });
+      this.env.onAttention?.(`A plan is waiting for your review in the chat.`);
       this.#emit({
         type: 'review_opened', loopId, commandId: this.#running.get(loopId) ?? null,
         review: { id, attempt: review.attempt, plan: review.plan, previousPlan: review.previousPlan, steps, previousSteps: planSteps(review.previousPlan) },

@@ -153,6 +153,13 @@ export class ChatPanels implements vscode.Disposable {
         else await vscode.commands.executeCommand('workbench.action.openSettings', 'lightsop.');
       },
       onRunningChanged: (running) => void vscode.commands.executeCommand('setContext', RUNNING_CONTEXT, running),
+      onAttention: (text) => {
+        // The card is in the panel; say so only when nobody can see it.
+        if (this.#panel?.visible) return;
+        void vscode.window.showInformationMessage(`${DISPLAY_NAME}: ${text}`, 'Open Chat').then((pick) => {
+          if (pick) void this.open();
+        });
+      },
       log: (line) => this.output.appendLine(`[chat] ${line}`),
     };
   }

@@ -328,6 +328,9 @@ function turnView(tab: TabView, turn: TurnView): HTMLElement {
     if (turn.attempts.length > 0) box.append(el('div', { class: 'regime' }, 'loop: one tool at a time'));
     box.append(stepsView(turn.steps));
   }
+  if (turn.status === 'running' && turn.attempts.length === 0 && turn.steps.length === 0 && turn.approvals.length === 0 && turn.reviews.length === 0) {
+    box.append(el('div', { class: 'note waiting' }, tab.stopping ? 'Stopping: waiting for the model call to end…' : 'Waiting for the model…'));
+  }
   if (turn.compressed) box.append(el('div', { class: 'note' }, `Older history was compressed (${turn.compressed} entries).`));
   for (const r of turn.reviews) box.append(reviewCard(r));
   for (const a of turn.approvals) box.append(approvalCard(a));
