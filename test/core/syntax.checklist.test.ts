@@ -23,6 +23,10 @@ describe('lines, whitespace, tokens', () => {
     expect([...d.keys()]).toEqual(['a']);
     expect(argTexts(d.get('a')!)).toEqual(['0', '  \u200B@x emit 1']);
   });
+  it('1.3: a zero-width-only line is blank in the preamble but content in continuation text', () => {
+    expect(errors('\u200B\n@a emit x')).toEqual([]);
+    expect(argTexts(decl('@a emit x\n\u200B\n', 'a'))).toEqual(['x', '\u200B']);
+  });
   it('5: a no-break space separates tokens; a zero-width space does not', () => {
     expect(argTexts(decl('@a emit x\u00A0y', 'a'))).toEqual(['x', 'y']);
     expect(argTexts(decl('@a emit x\u200By', 'a'))).toEqual(['x\u200By']);
