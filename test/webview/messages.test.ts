@@ -3,7 +3,8 @@
 // the extension's copy of the server's custom method names matches the server's declaration.
 import { describe, expect, it } from 'vitest';
 import { SetSkillsNotification, SetTrustedNotification } from '@lightsop/language-server';
-import { graphHtml, makeNonce } from '../../extension/src/graph/html';
+import { graphHtml } from '../../extension/src/graph/html';
+import { makeNonce } from '../../extension/src/webview-page';
 import { isFromWebview } from '../../extension/src/graph/protocol';
 import { SET_SKILLS_METHOD, SET_TRUSTED_METHOD } from '../../extension/src/server-protocol';
 

@@ -3,26 +3,19 @@
  * one style block must carry the nonce; no inline handlers, no eval), so the page runs nothing
  * but chat-webview.js. Pure function, no `vscode` import, so the page tests load exactly this.
  */
+import { contentSecurityPolicy, escapeAttr } from '../webview-page';
 
 export interface ChatHtmlOptions {
   /** `webview.cspSource`: the origin that serves the extension's local resources. */
   readonly cspSource: string;
   /** `asWebviewUri` of dist/chat-webview.js. */
   readonly scriptUri: string;
-  /** A fresh random nonce per page (graph/html.ts `makeNonce`). */
+  /** A fresh random nonce per page (webview-page.ts `makeNonce`). */
   readonly nonce: string;
 }
 
-const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
 export function chatHtml(o: ChatHtmlOptions): string {
-  const csp = [
-    "default-src 'none'",
-    `img-src ${o.cspSource} data:`,
-    `style-src ${o.cspSource} 'nonce-${o.nonce}'`,
-    `font-src ${o.cspSource}`,
-    `script-src 'nonce-${o.nonce}'`,
-  ].join('; ');
+  const csp = contentSecurityPolicy(o.cspSource, o.nonce);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -15,7 +15,7 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { OpenAiCompatibleAgent } from '@lightsop/runtime';
 import { getApiKey, setApiKey } from '../api-key';
-import { makeNonce } from '../graph/html';
+import { makeNonce } from '../webview-page';
 import { DISPLAY_NAME, LANGUAGE_ID } from '../language';
 import { loadPlanRegistry } from '../run/plan-skills';
 import { planSettings } from '../settings';

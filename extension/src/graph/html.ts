@@ -3,6 +3,7 @@
  * carry the nonce; the one style block too), so the page runs nothing but graph-webview.js. Pure function, no `vscode` import,
  * so the webview tests can load exactly this page.
  */
+import { contentSecurityPolicy, escapeAttr } from '../webview-page';
 
 export interface GraphHtmlOptions {
   /** `webview.cspSource`: the origin that serves the extension's local resources. */
@@ -13,22 +14,8 @@ export interface GraphHtmlOptions {
   readonly nonce: string;
 }
 
-const escapeAttr = (s: string) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-
-/** A nonce: 32 characters from [A-Za-z0-9], from a cryptographic source. */
-export function makeNonce(random: (bytes: number) => Uint8Array): string {
-  const chars = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-  return Array.from(random(32), (b) => chars[b % chars.length]).join('');
-}
-
 export function graphHtml(o: GraphHtmlOptions): string {
-  const csp = [
-    "default-src 'none'",
-    `img-src ${o.cspSource} data:`,
-    `style-src ${o.cspSource} 'nonce-${o.nonce}'`,
-    `font-src ${o.cspSource}`,
-    `script-src 'nonce-${o.nonce}'`,
-  ].join('; ');
+  const csp = contentSecurityPolicy(o.cspSource, o.nonce);
   return `<!DOCTYPE html>
 <html lang="en">
 <head>

@@ -13,7 +13,8 @@ import * as vscode from 'vscode';
 import { analyzePlan, isEnglishSource, planGraphData } from '@lightsop/core';
 import { isPlanDocument } from '../language';
 import type { ResultsStore } from '../run/results';
-import { graphHtml, makeNonce } from './html';
+import { makeNonce } from '../webview-page';
+import { graphHtml } from './html';
 import { isFromWebview, type NodeState, type ToWebview } from './protocol';
 
 const MAX_VALUE = 300;
