@@ -81,6 +81,18 @@ describe('lightsop run', () => {
     expect(res.stdout).toMatch(/2 variables: 1 succeeded, 1 failed, 0 canceled, 0 not run/);
   });
 
+  it('on a terminal, a live board of every declaration is redrawn in place, then the totals', async () => {
+    const dir = tempTree({ 'skills.mjs': registryModule, 'p.sop': '@a emit x\n@b combine $a y\n@c failer\n' });
+    const res = await cli(['run', 'p.sop', '--skills', 'skills.mjs'], { cwd: dir, isTTY: true });
+    expect(res.stdout).toContain('@a  pending');
+    expect(res.stdout).toContain('\x1b[3A');
+    expect(res.stdout).toMatch(/@b  success   x\+y/);
+    expect(res.stdout).toMatch(/@c  fail      oops/);
+    expect(res.stdout).toMatch(/3 variables: 2 succeeded, 1 failed, 0 canceled, 0 not run/);
+    // The rows are not printed a second time below the board.
+    expect(res.stdout.split('@b  success').length).toBe(2);
+  });
+
   it('--timeout aborts and still prints what finished', async () => {
     const dir = tempTree({ 's.mjs': slowModule, 'p.sop': '@a quick x\n@b slow 5000\n@c quick $b\n' });
     const res = await cli(['run', 'p.sop', '--skills', 's.mjs', '--json', '--timeout', '200ms'], { cwd: dir });

@@ -4,6 +4,9 @@ export interface Io {
   readonly isTTY: boolean;
   readonly color: boolean;
   readonly version: string;
+  /** Terminal size, when stdout is a terminal. */
+  readonly columns?: number;
+  readonly rows?: number;
   stdout(text: string): void;
   stderr(text: string): void;
 }

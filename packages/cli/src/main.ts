@@ -28,6 +28,8 @@ export function processIo(): Io {
     isTTY,
     color,
     version: pkg.version,
+    columns: process.stdout.columns,
+    rows: process.stdout.rows,
     stdout: (text) => void process.stdout.write(text),
     stderr: (text) => void process.stderr.write(text),
   };

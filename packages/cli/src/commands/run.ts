@@ -63,8 +63,11 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   const english = isEnglishSource(text);
 
   // Validate before loading anything: an invalid plan executes nothing.
+  let declaredNames: string[] = [];
   if (!english) {
-    const errors = analyzePlan(text, { inputDeclared: inputSupplied }).diagnostics.filter((d) => d.severity === 'error');
+    const analysis = analyzePlan(text, { inputDeclared: inputSupplied });
+    declaredNames = [...analysis.symbols.declarations.keys()];
+    const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) {
       if (options.json) {
         io.stdout(JSON.stringify({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
@@ -106,15 +109,23 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     controller.abort(new Error('timeout'));
   }, options.timeout) : null;
   let interrupts = 0;
+  let board: LiveBoard | null = null;
   const detach = signals?.onInterrupt(() => {
     interrupts++;
     if (interrupts > 1) process.exit(130);
+    board?.release();
     io.stderr('\nlightsop: interrupted; waiting for running commands to settle (Ctrl-C again to quit at once)\n');
     controller.abort(new Error('interrupted'));
   });
 
+  // On a terminal: a board of every declaration that updates in place when the plan fits on the
+  // screen, otherwise (and for english plans, whose declarations are not known yet) a log.
+  board = live && declaredNames.length > 0 && declaredNames.length <= Math.min(40, (io.rows || 24) - 3)
+    ? new LiveBoard(declaredNames, io, c)
+    : null;
   const onEvent = live ? (e: RunEvent) => {
-    if (e.type === 'command-started') io.stdout(`${c.dim('…')} @${e.variable} ${c.dim(oneLine(e.raw))}\n`);
+    if (board) board.update(e);
+    else if (e.type === 'command-started') io.stdout(`${c.dim('…')} @${e.variable} ${c.dim(oneLine(e.raw))}\n`);
     else if (e.type === 'variable-settled') io.stdout(`${glyph(e.status, c)} @${e.variable} ${c.dim(oneLine(e.value))}\n`);
     else if (e.type === 'plan-generated') io.stdout(c.dim(`generated plan (${e.reason}, attempt ${e.attempt}):\n${e.code}\n`));
   } : undefined;
@@ -149,6 +160,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   } finally {
     if (timer) clearTimeout(timer);
     detach?.();
+    board?.finish();
   }
 
   const declared = interpreter.entries().filter((e) => e.declaration !== null);
@@ -158,7 +170,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   if (options.json) {
     io.stdout(JSON.stringify({ variables, failures, commands }) + '\n');
   } else {
-    io.stdout(summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c));
+    io.stdout(summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null }));
   }
   if (aborted) io.stderr(`lightsop: ${timedOut ? `timed out after ${options.timeout} ms` : 'interrupted'}; the results above are what finished\n`);
   return declared.every((e) => e.value.status === 'success') ? 0 : 1;
@@ -173,12 +185,71 @@ function glyph(status: string, c: Colors): string {
   return c.dim('○');
 }
 
-function summary(rows: { name: string; value: Value }[], ms: number, c: Colors): string {
+function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, options: { rows: boolean }): string {
   const width = Math.min(24, Math.max(0, ...rows.map((r) => r.name.length + 1)));
-  const out = rows.map((r) => `${glyph(r.value.status, c)} ${`@${r.name}`.padEnd(width)}  ${r.value.status.padEnd(9)} ${oneLine(dataText(r.value))}`);
+  // After a live board the rows are already on the screen: only the answer and the totals follow.
+  const out = options.rows ? rows.map((r) => `${glyph(r.value.status, c)} ${`@${r.name}`.padEnd(width)}  ${r.value.status.padEnd(9)} ${oneLine(dataText(r.value))}`) : [];
   const count = (s: string) => rows.filter((r) => r.value.status === s).length;
   const answer = rows.find((r) => r.name === 'lastAnswer' && r.value.status === 'success');
   if (answer) out.push('', c.bold('Answer:'), dataText(answer.value), '');
   out.push(`${rows.length} variable${rows.length === 1 ? '' : 's'}: ${count('success')} succeeded, ${count('fail')} failed, ${count('canceled')} canceled, ${count('undefined')} not run (${ms} ms)`);
   return out.join('\n') + '\n';
+}
+
+/**
+ * The live view of `lightsop run` on a terminal: one row per declaration (status and value),
+ * redrawn in place at most every 50 ms and once more at the end. Rows are cut to the terminal
+ * width, so a long value never wraps and the cursor arithmetic stays right.
+ */
+class LiveBoard {
+  private readonly rows = new Map<string, { status: string; text: string }>();
+  private drawn = 0;
+  private timer: ReturnType<typeof setTimeout> | null = null;
+
+  constructor(private readonly names: readonly string[], private readonly io: Io, private readonly c: Colors) {
+    for (const name of names) this.rows.set(name, { status: 'pending', text: '' });
+    this.draw();
+  }
+
+  update(e: RunEvent): void {
+    if (e.type === 'command-started') this.rows.set(e.variable, { status: 'running', text: e.raw });
+    else if (e.type === 'variable-settled' && this.rows.has(e.variable)) {
+      // The status has its own column: show the reason without the public form's prefix.
+      const text = e.status === 'success' ? e.value : e.value.startsWith(e.status) ? e.value.slice(e.status.length).replace(/^:/, '') : e.value;
+      this.rows.set(e.variable, { status: e.status, text });
+    }
+    else return;
+    this.timer ??= setTimeout(() => {
+      this.timer = null;
+      this.draw();
+    }, 50);
+  }
+
+  finish(): void {
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
+    this.draw();
+  }
+
+  /** Draws once more and leaves the rows on the screen: the next draw starts below other output. */
+  release(): void {
+    this.finish();
+    this.drawn = 0;
+  }
+
+  private draw(): void {
+    const c = this.c;
+    const width = Math.min(24, Math.max(0, ...this.names.map((n) => n.length + 1)));
+    const columns = Math.max(40, (this.io.columns || 80) - 1);
+    let out = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
+    for (const name of this.names) {
+      const row = this.rows.get(name)!;
+      const mark = row.status === 'pending' ? c.dim('·') : row.status === 'running' ? c.cyan('…') : glyph(row.status, c);
+      const plain = `  ${`@${name}`.padEnd(width)}  ${row.status.padEnd(9)} ${oneLine(row.text, columns)}`;
+      const line = plain.length > columns - 2 ? `${plain.slice(0, columns - 3)}…` : plain;
+      out += `\x1b[2K${mark}${row.status === 'running' || row.status === 'pending' ? c.dim(line) : line}\n`;
+    }
+    this.drawn = this.names.length;
+    this.io.stdout(out);
+  }
 }
