@@ -2,32 +2,18 @@
 // extension serves, with its nonce CSP, and the page script bundled by esbuild as
 // scripts/build.mjs does. A stub `acquireVsCodeApi` records the intents the page posts; the test
 // plays the host, posting the state and panel events the controller would post.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundlePage, launchChromium } from './page-harness';
 import { chatHtml } from '../../extension/src/chat/html';
 import { applyPanelEvent, emptyState, type ChatState, type PanelEvent, type ProgressView, type RegistryEventView } from '../../extension/src/chat/model';
 import type { FromChatWebview, ToChatWebview } from '../../extension/src/chat/protocol';
 import { planSteps } from '../../extension/src/chat/controller';
 
-const root = path.resolve(__dirname, '../..');
 const ORIGIN = 'https://webview.test';
 const NONCE = 'ChatNonce0123456789abcdefABCDEF0';
 const A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const B = 'bbbbbbbb-0000-4000-8000-000000000002';
-
-function findChromium(): string {
-  if (process.env.CHROMIUM) return process.env.CHROMIUM;
-  for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (existsSync(p)) return p;
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('Chromium not found: run `bash test/e2e/setup.sh` (installs Debian\'s chromium) or set CHROMIUM');
-  }
-}
 
 declare global {
   interface Window {
@@ -69,16 +55,8 @@ const posted = () => page.evaluate(() => window.__chatPosted.filter((m) => m.typ
 const clearPosted = () => page.evaluate(() => void (window.__chatPosted = []));
 
 beforeAll(async () => {
-  const out = await build({
-    entryPoints: [path.join(root, 'extension/src/chat/webview.ts')],
-    bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'silent',
-    mainFields: ['browser', 'module', 'main'],
-  });
-  script = out.outputFiles[0]!.text;
-  browser = await chromium.launch({
-    executablePath: findChromium(),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
+  script = await bundlePage('extension/src/chat/webview.ts');
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

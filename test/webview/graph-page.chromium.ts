@@ -1,28 +1,14 @@
 // The Plan Graph page (extension/src/graph: html.ts + webview.ts) in a real Chromium: the exact
 // HTML the extension serves, with its nonce CSP, and the webview script bundled by esbuild as
 // scripts/build.mjs does. A stub `acquireVsCodeApi` records what the page posts to the extension.
-import { execFileSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import path from 'node:path';
-import { build } from 'esbuild';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { bundlePage, launchChromium } from './page-harness';
 import { graphHtml } from '../../extension/src/graph/html';
 import type { FromWebview, ToWebview } from '../../extension/src/graph/protocol';
 
-const root = path.resolve(__dirname, '../..');
 const ORIGIN = 'https://webview.test';
 const NONCE = 'TestNonce0123456789abcdefABCDEF0';
-
-function findChromium(): string {
-  if (process.env.CHROMIUM) return process.env.CHROMIUM;
-  for (const p of ['/usr/bin/chromium', '/usr/bin/chromium-browser']) if (existsSync(p)) return p;
-  try {
-    return execFileSync('sh', ['-c', 'command -v chromium || command -v chromium-browser'], { encoding: 'utf8' }).trim();
-  } catch {
-    throw new Error('Chromium not found: run `bash test/e2e/setup.sh` (installs Debian\'s chromium) or set CHROMIUM');
-  }
-}
 
 let browser: Browser;
 let script: string;
@@ -72,16 +58,8 @@ async function nodes(): Promise<{ name: string; status: string; x: number; y: nu
 }
 
 beforeAll(async () => {
-  const out = await build({
-    entryPoints: [path.join(root, 'extension/src/graph/webview.ts')],
-    bundle: true, write: false, format: 'iife', platform: 'browser', target: 'es2022', logLevel: 'silent',
-    mainFields: ['browser', 'module', 'main'],
-  });
-  script = out.outputFiles[0]!.text;
-  browser = await chromium.launch({
-    executablePath: findChromium(),
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage'],
-  });
+  script = await bundlePage('extension/src/graph/webview.ts');
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
