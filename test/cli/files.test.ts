@@ -1,7 +1,7 @@
 // Files the CLI must never damage (issue 10, items 6, 7, 9 and 12): encodings, links, modes and
 // owners, unreadable files, empty folders; and output into a reader that closes early (item 8).
 // Everything runs the built binary, because these are properties of the real process.
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   chmodSync, chownSync, linkSync, lstatSync, mkdirSync, readFileSync, readdirSync, readlinkSync, realpathSync, statSync, symlinkSync, writeFileSync,
 } from 'node:fs';
@@ -253,6 +253,42 @@ describe('fmt --write keeps links, modes and owners (item 7)', () => {
     expect(readFileSync(path.join(dir, 'h.sop'), 'utf8')).toBe(plan);
     expect(readdirSync(dir).sort()).toEqual(['h.sop', 'h2.txt', 'p.sop']);
   });
+});
+
+describe('output into a reader that stops early (item 8)', () => {
+  /** Spawns the binary, reads the first chunk of its output and closes the pipe. */
+  function readFirstChunk(args: string[], cwd: string): Promise<{ code: number | null; signal: string | null; stderr: string; got: number }> {
+    return new Promise((resolve) => {
+      const child = spawn(process.execPath, [bin, ...args], { cwd, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      let got = 0;
+      child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+      child.stdout.once('data', (d: Buffer) => {
+        got = d.length;
+        child.stdout.destroy();
+      });
+      child.on('close', (code, signal) => resolve({ code, signal, stderr, got }));
+    });
+  }
+
+  let dir = '';
+  beforeAll(() => {
+    // Several MB of output for each command, far more than a pipe holds.
+    let plan = '';
+    for (let i = 0; i < 20000; i++) plan += `@v${i}   assign "${'x'.repeat(60)}"\n`;
+    dir = tempTree({ 'big.sop': plan });
+  });
+
+  for (const args of [['lint', 'big.sop'], ['fmt', 'big.sop'], ['graph', 'big.sop', '--format', 'json'], ['run', 'big.sop', '--json']]) {
+    it(`lightsop ${args.join(' ')} | head: no stack trace, the command's own exit code`, async () => {
+      const res = await readFirstChunk(args, dir);
+      expect(res.got).toBeGreaterThan(0);
+      expect(res.stderr).toBe('');
+      expect(res.signal).toBeNull();
+      // lint finds only unused-variable infos, so every command succeeds.
+      expect(res.code).toBe(0);
+    }, 60000);
+  }
 });
 
 describe('unreadable files, links and loops in a folder (item 9)', () => {
