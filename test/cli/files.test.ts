@@ -341,4 +341,12 @@ describe('no plans, and the examples (item 12)', () => {
     expect(fmt.code).toBe(2);
     expect(fmt.stderr).toBe('lightsop: no plans (*.sop) found here; pass the plans to format: lightsop fmt PATHS...\n');
   });
+
+  it('the repository examples are formatted, and `npm run examples` checks it', () => {
+    const res = lightsop(['fmt', '--check', 'examples'], { cwd: repoRoot });
+    expect(res.stdout).toBe('');
+    expect(res.code).toBe(0);
+    const scripts = (JSON.parse(readFileSync(path.join(repoRoot, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+    expect(scripts.examples).toContain('lightsop fmt --check examples');
+  });
 });
