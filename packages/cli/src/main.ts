@@ -12,7 +12,7 @@ import { graphCommand } from './commands/graph';
 import { lintCommand } from './commands/lint';
 import { parseDuration, runCommand, type ProcessSignals } from './commands/run';
 import { CliError, usageExitCode } from './errors';
-import type { Io } from './io';
+import { guardStream, outputFailureExit, type Io } from './io';
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
@@ -20,8 +20,11 @@ function nonNegativeInt(value: string): number {
   return n;
 }
 
-export function processIo(): Io {
+/** The real process as an Io; `failureExit` is the exit code when stdout cannot be written. */
+export function processIo(failureExit = 2): Io {
   const isTTY = Boolean(process.stdout.isTTY);
+  const err = guardStream(process.stderr, 'standard error', failureExit, () => {});
+  const out = guardStream(process.stdout, 'standard output', failureExit, (line) => err.write(line));
   const color = process.env.NO_COLOR ? false : process.env.FORCE_COLOR ? process.env.FORCE_COLOR !== '0' : isTTY;
   return {
     cwd: process.cwd(),
@@ -30,8 +33,8 @@ export function processIo(): Io {
     version: pkg.version,
     columns: process.stdout.columns,
     rows: process.stdout.rows,
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
+    stdout: (text) => out.write(text),
+    stderr: (text) => err.write(text),
   };
 }
 
@@ -161,7 +164,7 @@ const signals: ProcessSignals = {
 };
 
 /** Runs the CLI with `argv` (without the node and script entries); returns the exit code. */
-export async function runCli(argv: readonly string[], io: Io = processIo()): Promise<number> {
+export async function runCli(argv: readonly string[], io: Io = processIo(usageExitCode(argv[0]))): Promise<number> {
   const result = { code: 0 };
   const program = buildProgram(io, result);
   try {
@@ -184,6 +187,6 @@ export async function runCli(argv: readonly string[], io: Io = processIo()): Pro
 const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && /lightsop(\.js)?$|main\.(js|ts)$/.test(process.argv[1]);
 if (isEntry) {
   runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
+    process.exitCode = outputFailureExit() ?? code;
   });
 }
