@@ -6,13 +6,12 @@
  * runs; otherwise the registry's own supervisor is asked; without one the call is refused.
  */
 import { spawn } from 'node:child_process';
-import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../agent/control';
 import { denialText, isSupervised, normalizeDecision } from '../agent/supervisor';
 import type { CommandInfo, Supervisor } from '../agent/types';
 import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
-import { displayPath, realRoot, resolveInWorkspace } from './workspace';
+import { editWorkspaceFile, listWorkspaceFolder, readWorkspaceFile, realRoot, writeWorkspaceFile } from './workspace';
 
 export { WorkspacePathError, resolveInWorkspace } from './workspace';
 
@@ -21,7 +20,7 @@ export interface StandardSkillsOptions {
   root: string;
   /** Asked before side effects that no session supervisor approved. */
   supervisor?: Supervisor | null;
-  /** Largest file read_file returns, in bytes (default 1 MiB). */
+  /** Largest file read_file returns and edit_file edits, in bytes (default 1 MiB). */
   maxReadBytes?: number;
   /** Most entries list_files returns (default 1000). */
   maxListEntries?: number;
@@ -177,12 +176,9 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
     read_file: {
       info: { name: 'read_file', sideEffects: false, description: md('Reads a text file inside the workspace and returns its content.', 'read_file PATH (relative to the workspace root).') },
       params: ['path'],
-      async run(args) {
-        const file = await resolveInWorkspace(root, required(args, 'path', 'read_file'));
-        const info = await stat(file);
-        if (info.isDirectory()) throw new Error(`${args.path} is a directory; use list_files`);
-        if (info.size > maxRead) throw new Error(`${args.path} is ${info.size} bytes, more than the ${maxRead} bytes read_file returns`);
-        return readFile(file, 'utf8');
+      async run(args, payload) {
+        const { text } = await readWorkspaceFile(root, required(args, 'path', 'read_file'), { maxBytes: maxRead, signal: payload.signal });
+        return text;
       },
     },
     list_files: {
@@ -193,24 +189,11 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
         return { path: m?.[1] || '.', ...(m?.[2] ? { recursive: 'recursive' } : {}) };
       },
       async run(args) {
-        const base = await realRoot(root);
-        const dir = await resolveInWorkspace(root, args.path && args.path.trim() !== '' ? args.path : '.');
         const recursive = /^(recursive|true|yes|-r|--recursive)$/i.test(args.recursive ?? '');
-        const out: string[] = [];
-        const walk = async (folder: string): Promise<void> => {
-          const entries = (await readdir(folder, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-          for (const e of entries) {
-            if (out.length >= maxList) return;
-            const full = path.join(folder, e.name);
-            const isDir = e.isDirectory();
-            out.push(displayPath(base, full) + (isDir ? '/' : ''));
-            if (recursive && isDir && e.name !== '.git' && e.name !== 'node_modules') await walk(full);
-          }
-        };
-        if (!(await stat(dir)).isDirectory()) throw new Error(`${args.path} is not a folder`);
-        await walk(dir);
-        if (out.length >= maxList) out.push(`… (listing stopped at ${maxList} entries)`);
-        return out.join('\n');
+        const target = args.path && args.path.trim() !== '' ? args.path : '.';
+        const { entries, truncated } = await listWorkspaceFolder(root, target, { recursive, maxEntries: maxList, skip: (name) => name === '.git' || name === 'node_modules' });
+        if (truncated) entries.push(`… (listing stopped at ${maxList} entries)`);
+        return entries.join('\n');
       },
     },
     write_file: {
@@ -218,28 +201,24 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
       params: ['path', 'content'],
       splitSingle: firstLineSplit('path', 'content'),
       async run(args) {
-        const file = await resolveInWorkspace(root, required(args, 'path', 'write_file'));
-        const content = args.content ?? '';
-        const existing = await lstat(file).catch(() => null);
-        if (existing?.isDirectory()) throw new Error(`${args.path} is a directory`);
-        await mkdir(path.dirname(file), { recursive: true });
-        await writeFile(file, content, 'utf8');
-        return `Wrote ${Buffer.byteLength(content)} bytes to ${displayPath(await realRoot(root), file)}`;
+        const { bytes, display } = await writeWorkspaceFile(root, required(args, 'path', 'write_file'), args.content ?? '');
+        return `Wrote ${bytes} bytes to ${display}`;
       },
     },
     edit_file: {
       info: { name: 'edit_file', sideEffects: true, description: md('Replaces one exact occurrence of a text in a file inside the workspace.', 'edit_file PATH OLD_TEXT NEW_TEXT; as one input: JSON {"path","old","new"}. OLD_TEXT must occur exactly once.') },
       params: ['path', 'old', 'new'],
-      async run(args) {
-        const file = await resolveInWorkspace(root, required(args, 'path', 'edit_file'));
+      async run(args, payload) {
+        const target = required(args, 'path', 'edit_file');
         const oldText = required(args, 'old', 'edit_file');
         const newText = args.new ?? '';
-        const text = await readFile(file, 'utf8');
-        const first = text.indexOf(oldText);
-        if (first < 0) throw new Error(`the text to replace does not occur in ${args.path}`);
-        if (text.indexOf(oldText, first + 1) >= 0) throw new Error(`the text to replace occurs more than once in ${args.path}; give more context`);
-        await writeFile(file, text.slice(0, first) + newText + text.slice(first + oldText.length), 'utf8');
-        return `Edited ${displayPath(await realRoot(root), file)}: replaced ${oldText.length} characters with ${newText.length}`;
+        const { display } = await editWorkspaceFile(root, target, (text) => {
+          const first = text.indexOf(oldText);
+          if (first < 0) throw new Error(`the text to replace does not occur in ${target}`);
+          if (text.indexOf(oldText, first + 1) >= 0) throw new Error(`the text to replace occurs more than once in ${target}; give more context`);
+          return text.slice(0, first) + newText + text.slice(first + oldText.length);
+        }, { maxBytes: maxRead, signal: payload.signal });
+        return `Edited ${display}: replaced ${oldText.length} characters with ${newText.length}`;
       },
     },
     run_shell: {
