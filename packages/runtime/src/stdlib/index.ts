@@ -86,7 +86,18 @@ function firstLineSplit(first: string, rest: string) {
   };
 }
 
-/** Runs a shell command in `cwd`; resolves with the exit code and capped output. */
+// How long output may still arrive after the command exited. A process that left the command's
+// process group (`setsid`, a daemon) can hold the pipes open for ever; it is not waited for.
+const DRAIN_MS = 500;
+// How long after a kill the call settles even if the exit is never reported.
+const KILL_GRACE_MS = 2000;
+
+/**
+ * Runs a shell command in `cwd` in its own process group; resolves with the exit code and capped
+ * output. On timeout or abort the whole group is killed. The call always settles: on `close`, or
+ * shortly after the command's exit (pipes held by a detached grandchild are then closed on our
+ * side), or shortly after a kill. Processes that left the group are not tracked or killed.
+ */
 function runShell(command: string, cwd: string, options: { timeoutMs: number; maxOutputBytes: number; shell?: string; signal?: AbortSignal }): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean; truncated: boolean }> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {
@@ -99,6 +110,10 @@ function runShell(command: string, cwd: string, options: { timeoutMs: number; ma
     let bytes = 0;
     let truncated = false;
     let timedOut = false;
+    let settled = false;
+    let exitCode: number | null = null;
+    let drain: NodeJS.Timeout | undefined;
+    let grace: NodeJS.Timeout | undefined;
     const kill = () => {
       try {
         if (process.platform !== 'win32' && child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -106,6 +121,7 @@ function runShell(command: string, cwd: string, options: { timeoutMs: number; ma
       } catch {
         // Already gone.
       }
+      grace ??= setTimeout(() => finish(exitCode), KILL_GRACE_MS);
     };
     const take = (chunk: Buffer, to: 'out' | 'err') => {
       if (bytes >= options.maxOutputBytes) {
@@ -127,16 +143,25 @@ function runShell(command: string, cwd: string, options: { timeoutMs: number; ma
     }, options.timeoutMs);
     const onAbort = () => kill();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
+    function finish(code: number | null, error?: Error): void {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
+      clearTimeout(drain);
+      clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
-      reject(error);
+      // Our ends of the pipes: a grandchild outside the group may still hold the other ends.
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      if (error) reject(error);
+      else resolve({ code, stdout, stderr, timedOut, truncated });
+    }
+    child.on('error', (error) => finish(null, error));
+    child.on('exit', (code) => {
+      exitCode = code;
+      drain ??= setTimeout(() => finish(exitCode), DRAIN_MS);
     });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve({ code, stdout, stderr, timedOut, truncated });
-    });
+    child.on('close', (code) => finish(exitCode ?? code));
   });
 }
 
