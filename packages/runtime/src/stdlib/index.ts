@@ -3,12 +3,13 @@
  * files, run a shell command, fetch a URL. They form one command registry (usable by plans,
  * SOP sessions and, through `toolsFromRegistry`, loop sessions). Every command with a side
  * effect asks for approval before acting: a call that a session's supervisor already approved
- * runs; otherwise the registry's own supervisor is asked; without one the call is refused.
+ * runs; otherwise the registry's own supervisor is asked; without one the call is refused. What an
+ * approval did not cover (a redirect of fetch_url to another origin) is asked the same way.
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { errorText } from '../agent/control';
-import { denialText, isSupervised, normalizeDecision } from '../agent/supervisor';
+import { denialText, followUpApprover, isSupervised, normalizeDecision, type FollowUpRequest } from '../agent/supervisor';
 import type { CommandInfo, Supervisor } from '../agent/types';
 import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
 import { editWorkspaceFile, listWorkspaceFolder, readWorkspaceFile, realRoot, writeWorkspaceFile } from './workspace';
@@ -25,7 +26,7 @@ export interface StandardSkillsOptions {
   /** Most entries list_files returns (default 1000). */
   maxListEntries?: number;
   shell?: { timeoutMs?: number; maxOutputBytes?: number; shell?: string };
-  fetch?: { timeoutMs?: number; maxBytes?: number };
+  fetch?: { timeoutMs?: number; maxBytes?: number; maxRedirects?: number };
   /** Which commands to offer (default: all). */
   include?: readonly StandardSkillName[];
 }
@@ -165,6 +166,13 @@ function runShell(command: string, cwd: string, options: { timeoutMs: number; ma
   });
 }
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function checkScheme(url: URL): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`fetch_url only fetches http and https URLs, not ${url.protocol}`);
+}
+
+/** Reads a response body as it streams in, stopping (and cancelling the rest) at `maxBytes`. */
 async function readCapped(response: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
   if (!response.body) return { text: '', truncated: false };
   const reader = response.body.getReader();
@@ -196,6 +204,7 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
   const shellMax = options.shell?.maxOutputBytes ?? 64 * 1024;
   const fetchTimeout = options.fetch?.timeoutMs ?? 30_000;
   const fetchMax = options.fetch?.maxBytes ?? 1024 * 1024;
+  const fetchRedirects = options.fetch?.maxRedirects ?? 5;
 
   const skills: Record<StandardSkillName, Skill> = {
     read_file: {
@@ -271,33 +280,81 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
         } catch {
           throw new Error(`${raw} is not a URL`);
         }
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`fetch_url only fetches http and https URLs, not ${url.protocol}`);
+        checkScheme(url);
         const signals = [AbortSignal.timeout(fetchTimeout)];
         if (payload.signal) signals.push(payload.signal);
-        const response = await fetch(url, { signal: AbortSignal.any(signals), redirect: 'follow' });
-        const { text, truncated } = await readCapped(response, fetchMax);
-        if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-        return truncated ? `${text}\n… (body cut at ${fetchMax} bytes)` : text;
+        const signal = AbortSignal.any(signals);
+        // Redirects are followed here, not by fetch: the approval covered the first URL's origin
+        // only, so each other origin a redirect leads to is asked about before it is requested.
+        const approvedOrigins = new Set([url.origin]);
+        for (let redirects = 0; ; redirects++) {
+          const response = await fetch(url, { signal, redirect: 'manual' });
+          const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
+          if (location === null) {
+            const { text, truncated } = await readCapped(response, fetchMax);
+            if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
+            return truncated ? `${text}\n… (body cut at ${fetchMax} bytes)` : text;
+          }
+          await response.body?.cancel().catch(() => undefined);
+          if (redirects >= fetchRedirects) throw new Error(`fetch_url stopped after ${fetchRedirects} redirects (too many redirects) at ${url.href}`);
+          let next: URL;
+          try {
+            next = new URL(location, url);
+          } catch {
+            throw new Error(`${url.href} redirected to ${location}, which is not a URL`);
+          }
+          checkScheme(next);
+          if (!approvedOrigins.has(next.origin)) {
+            await approveFollowUp(payload, { toolName: 'fetch_url', args: [next.href], reason: `redirected from ${url.href}` });
+            approvedOrigins.add(next.origin);
+          }
+          url = next;
+        }
       },
     },
   };
 
   const offered = (options.include ?? (Object.keys(skills) as StandardSkillName[])).filter((n) => skills[n]);
 
-  async function approve(skill: Skill, payload: CommandPayload): Promise<void> {
-    if (skill.info.sideEffects === false || isSupervised(payload)) return;
+  /** Asks the registry's own supervisor; throws the denial text when it denies or there is none. */
+  async function askOwnSupervisor(toolName: string, params: { args: unknown[]; raw: string }, payload: CommandPayload, reason: string | undefined): Promise<void> {
     const supervisor = options.supervisor;
-    const params = { args: [...payload.args], raw: payload.raw };
-    if (!supervisor) throw new Error(denialText(skill.info.name, params, 'no supervisor is available to approve a side effect'));
+    if (!supervisor) throw new Error(denialText(toolName, params, 'no supervisor is available to approve a side effect'));
     const signal = payload.signal ?? new AbortController().signal;
     let decision;
     try {
-      decision = normalizeDecision(await supervisor.approve({ toolName: skill.info.name, params, origin: 'sop', variable: payload.variable, reason: payload.comment || undefined, sideEffects: true }, { signal }));
+      decision = normalizeDecision(await supervisor.approve({ toolName, params, origin: 'sop', variable: payload.variable, ...(reason ? { reason } : {}), sideEffects: true }, { signal }));
     } catch (error) {
       decision = { decision: 'deny' as const, reason: `the supervisor failed: ${errorText(error)}` };
     }
-    if (signal.aborted) throw new Error(`${skill.info.name} was interrupted before it ran`);
-    if (decision.decision === 'deny') throw new Error(denialText(skill.info.name, params, decision.reason));
+    if (signal.aborted) throw new Error(`${toolName} was interrupted before it ran`);
+    if (decision.decision === 'deny') throw new Error(denialText(toolName, params, decision.reason));
+  }
+
+  async function approve(skill: Skill, payload: CommandPayload): Promise<void> {
+    if (skill.info.sideEffects === false || isSupervised(payload)) return;
+    await askOwnSupervisor(skill.info.name, { args: [...payload.args], raw: payload.raw }, payload, payload.comment || undefined);
+  }
+
+  /**
+   * Asks about a follow-up of an approved call: through the session supervisor that approved the
+   * call when there is one, else through the registry's own supervisor; refuses without either.
+   */
+  async function approveFollowUp(payload: CommandPayload, request: FollowUpRequest): Promise<void> {
+    const what = `${request.toolName} ${request.args.join(' ')}`;
+    const refused = (text: string) => new Error(`${request.args.join(' ')} (${request.reason}) was not approved, so it was not followed.\n${text}`);
+    const viaSession = followUpApprover(payload);
+    if (viaSession) {
+      // An interruption while asking propagates as it is, so the session sees an interruption.
+      const gate = await viaSession(request);
+      if (!gate.approved) throw refused(gate.text);
+      return;
+    }
+    try {
+      await askOwnSupervisor(request.toolName, { args: [...request.args], raw: what }, payload, request.reason);
+    } catch (error) {
+      throw refused(errorText(error));
+    }
   }
 
   return {
