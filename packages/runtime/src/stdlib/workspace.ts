@@ -245,9 +245,9 @@ async function replaceContent(handle: FileHandle, data: Buffer): Promise<void> {
   await handle.truncate(data.length);
 }
 
-function tooLarge(target: string, info: Stats, maxBytes: number, verb: string): WorkspacePathError {
+function tooLarge(target: string, info: Stats, maxBytes: number, limit: string): WorkspacePathError {
   const size = info.size > maxBytes ? `${info.size} bytes, ` : '';
-  return new WorkspacePathError(`${target} is ${size}more than the ${maxBytes} bytes ${verb} returns`);
+  return new WorkspacePathError(`${target} is ${size}more than the ${maxBytes} bytes ${limit}`);
 }
 
 export interface ReadOptions {
@@ -277,7 +277,7 @@ export async function readWorkspaceFile(root: string, target: string, options: R
     checkRegular(info, target, '; use list_files');
     await checkOpened(handle, path.join(folder.path, name), at.base, target);
     const bytes = await readCapped(handle, options.maxBytes, options.signal, 'read_file');
-    if (bytes === null) throw tooLarge(target, info, options.maxBytes, 'read_file');
+    if (bytes === null) throw tooLarge(target, info, options.maxBytes, 'read_file returns');
     return { text: bytes.toString('utf8'), display: at.display };
   } finally {
     await handle.close();
@@ -378,7 +378,7 @@ export async function editWorkspaceFile(root: string, target: string, edit: (tex
     checkRegular(info, target);
     await checkOpened(handle, path.join(folder.path, name), at.base, target);
     const bytes = await readCapped(handle, options.maxBytes, options.signal, 'edit_file');
-    if (bytes === null) throw tooLarge(target, info, options.maxBytes, 'edit_file');
+    if (bytes === null) throw tooLarge(target, info, options.maxBytes, 'edit_file edits');
     const text = edit(bytes.toString('utf8'));
     await replaceContent(handle, Buffer.from(text, 'utf8'));
     return { display: at.display };
