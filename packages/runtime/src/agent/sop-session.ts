@@ -849,7 +849,11 @@ export class SopSession implements SessionEvents {
     if (signal.aborted) throw abortError(signal);
     const resume = exec.resume && exec.resume.command === command ? exec.resume : null;
     const extended: SessionCommandPayload = { ...payload, signal, session: this, approval, ...(resume ? { resume: { ...resume } } : {}) };
-    if (supervisor) markSupervised(extended);
+    if (supervisor) {
+      markSupervised(extended, (request) => this.#gate.request(supervisor, {
+        toolName: request.toolName, params: { args: [...request.args], raw: [request.toolName, ...request.args].join(' ') }, origin: 'sop', variable, reason: request.reason, sideEffects: true,
+      }, signal));
+    }
     let outcome: 'ok' | 'error' | 'needs_input' = 'ok';
     const inspect = (value: unknown) => {
       const pause = pauseOf(value);
