@@ -16,6 +16,7 @@ export {
   type PlanGeneratedEvent, type VariableSnapshot,
 } from './interpreter';
 export { OpenAiCompatibleAgent, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings } from './llm/openai-agent';
+export { redactSecrets, hasUrlCredentials } from './llm/redact';
 export * from './agent';
 export * from './stdlib';
 export { createSessionAgent, parseInterpretation, type SessionAgentOptions } from './llm/session-agent';
