@@ -120,6 +120,11 @@ export function chatHtml(o: ChatHtmlOptions): string {
   .card .fields { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin-bottom: 6px; }
   .card .fields .k { color: var(--muted); }
   .card pre { margin: 0; white-space: pre-wrap; word-break: break-word; font-family: var(--vscode-editor-font-family, monospace); }
+  .card pre.whole { max-height: 16em; overflow: auto; padding: 2px 4px; background: var(--code-bg); border-radius: 3px; }
+  .card ol.args { margin: 0; padding-left: 2em; }
+  .card ol.args li + li { margin-top: 4px; }
+  .card .esc { color: var(--vscode-errorForeground, #f14c4c); border: 1px solid currentColor; border-radius: 2px; padding: 0 1px; }
+  .card .empty { color: var(--muted); font-style: italic; }
   .card .buttons { display: flex; gap: 6px; flex-wrap: wrap; align-items: center; margin-top: 6px; }
   .card .buttons input { flex: 1; min-width: 10em; padding: 2px 4px; }
   .closed-card { color: var(--muted); margin: 4px 0; font-size: 0.95em; }

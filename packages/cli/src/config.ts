@@ -12,6 +12,10 @@ export { CONFIG_FILE };
 export interface LlmConfig {
   readonly baseUrl?: string;
   readonly model?: string;
+  /** `llm.timeout`: per request attempt, in milliseconds. */
+  readonly timeoutMs?: number;
+  /** `llm.retries`. */
+  readonly maxRetries?: number;
 }
 
 export interface Config {

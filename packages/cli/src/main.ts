@@ -4,7 +4,7 @@
  * stderr with the contract's exit code, never a stack trace (set LIGHTSOP_DEBUG=1 to see one).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DIAGNOSTIC_CODES } from '@lightsop/core';
+import { DIAGNOSTIC_CODES, parseDurationMs } from '@lightsop/core';
 import pkg from '../package.json';
 import { chatCommand } from './commands/chat';
 import { fmtCommand } from './commands/fmt';
@@ -13,6 +13,8 @@ import { lintCommand } from './commands/lint';
 import { parseDuration, runCommand, type ProcessSignals } from './commands/run';
 import { CliError, usageExitCode } from './errors';
 import { guardStream, outputFailureExit, type Io } from './io';
+import { baseUrlProblem } from './llm';
+import { guardIo, rememberEnvironmentSecrets, terminalText } from './terminal-text';
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
@@ -38,6 +40,26 @@ export function processIo(failureExit = 2): Io {
   };
 }
 
+/** `--llm-timeout`: as `--timeout` (30, 30s, 500ms, 2m), and more than zero. */
+function llmTimeout(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms === null) throw new InvalidArgumentError('expected a positive duration such as 30, 30s, 500ms or 2m');
+  return ms;
+}
+
+/** The LLM options `run` and `chat` share. */
+function addLlmOptions(command: Command, baseUrlHelp: string, modelHelp: string): Command {
+  return command
+    .option('--llm-base-url <url>', baseUrlHelp, (value: string) => {
+      const problem = baseUrlProblem(value);
+      if (problem) throw new InvalidArgumentError(problem);
+      return value;
+    })
+    .option('--llm-model <name>', modelHelp)
+    .option('--llm-timeout <duration>', 'give up on a model request attempt after this long (default 2m; config "llm.timeout")', llmTimeout)
+    .option('--llm-retries <n>', 'retries of a failed model request: connection errors, timeouts, 429, 5xx (default 3; config "llm.retries")', nonNegativeInt);
+}
+
 /** Builds the program; each action stores its exit code in `result.code`. */
 export function buildProgram(io: Io, result: { code: number }): Command {
   const program = new Command('lightsop')
@@ -48,7 +70,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
-      outputError: (s, write) => write(`lightsop: ${s.replace(/^error: /, '')}`),
+      outputError: (s, write) => write(`lightsop: ${terminalText(s.replace(/^error: /, ''), { multiline: true })}`),
     });
 
   program
@@ -83,7 +105,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       result.code = await graphCommand(plan, opts, io);
     });
 
-  program
+  const run = program
     .command('run')
     .description('run a plan with a skills module')
     .argument('<plan>', 'the plan file, or - for standard input')
@@ -101,14 +123,13 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       const n = nonNegativeInt(v);
       if (n === 0) throw new InvalidArgumentError('expected a positive integer');
       return n;
-    })
-    .option('--llm-base-url <url>', 'OpenAI-compatible endpoint for #!english plans')
-    .option('--llm-model <name>', 'model for #!english plans')
+    });
+  addLlmOptions(run, 'OpenAI-compatible endpoint for #!english plans', 'model for #!english plans')
     .action(async (plan: string, opts) => {
       result.code = await runCommand(plan, opts, io, signals);
     });
 
-  program
+  const chat = program
     .command('chat')
     .description('an agent session: one prompt per line, planned as a SOP (or a loop with --mode loop), with approvals')
     .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
@@ -121,9 +142,8 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       const n = nonNegativeInt(v);
       if (n === 0) throw new InvalidArgumentError('expected a positive integer');
       return n;
-    })
-    .option('--llm-base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1')
-    .option('--llm-model <name>', 'model name')
+    });
+  addLlmOptions(chat, 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1', 'model name')
     .action(async (opts) => {
       result.code = await chatCommand(opts, io, chatHost);
     });
@@ -164,7 +184,10 @@ const signals: ProcessSignals = {
 };
 
 /** Runs the CLI with `argv` (without the node and script entries); returns the exit code. */
-export async function runCli(argv: readonly string[], io: Io = processIo(usageExitCode(argv[0]))): Promise<number> {
+export async function runCli(argv: readonly string[], rawIo: Io = processIo(usageExitCode(argv[0]))): Promise<number> {
+  // The output edge: no write shows an API key of the environment or credentials in a URL.
+  rememberEnvironmentSecrets(process.env);
+  const io = guardIo(rawIo);
   const result = { code: 0 };
   const program = buildProgram(io, result);
   try {
@@ -175,11 +198,11 @@ export async function runCli(argv: readonly string[], io: Io = processIo(usageEx
       return error.exitCode === 0 ? 0 : usageExitCode(argv[0]);
     }
     if (error instanceof CliError) {
-      io.stderr(`lightsop: ${error.message}\n`);
+      io.stderr(`lightsop: ${terminalText(error.message)}\n`);
       return error.exitCode;
     }
     const err = error as Error;
-    io.stderr(`lightsop: internal error: ${err?.message ?? String(error)}${process.env.LIGHTSOP_DEBUG ? `\n${err?.stack}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
+    io.stderr(`lightsop: internal error: ${terminalText(err?.message ?? String(error))}${process.env.LIGHTSOP_DEBUG ? `\n${terminalText(String(err?.stack), { multiline: true })}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
     return usageExitCode(argv[0]);
   }
 }

@@ -15,7 +15,10 @@ export {
   Interpreter, type InterpreterOptions, type UpdateOptions, type UpdateResult, type RunEvent, type Failure,
   type PlanGeneratedEvent, type VariableSnapshot,
 } from './interpreter';
-export { OpenAiCompatibleAgent, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings } from './llm/openai-agent';
+export {
+  OpenAiCompatibleAgent, DEFAULT_LLM_RETRIES, DEFAULT_LLM_TIMEOUT_MS, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings,
+} from './llm/openai-agent';
+export { redactSecrets, hasUrlCredentials } from './llm/redact';
 export * from './agent';
 export * from './stdlib';
 export { createSessionAgent, parseInterpretation, type SessionAgentOptions } from './llm/session-agent';

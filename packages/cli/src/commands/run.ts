@@ -8,22 +8,22 @@ import pc from 'picocolors';
 import { analyzePlan, isEnglishSource } from '@lightsop/core';
 import {
   ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor,
-  dataText, resolveLlmSettings, type CommandRegistry, type RunEvent, type Value,
+  dataText, type CommandRegistry, type RunEvent, type Value,
 } from '@lightsop/runtime';
 import { findConfig } from '../config';
 import { CliError } from '../errors';
 import { expandPaths, readPlanFile, stripBom } from '../files';
 import type { Io } from '../io';
+import { createLlmAgent, resolveLlm, type LlmFlags } from '../llm';
 import { loadSkills, skillsPathFor } from '../skills';
+import { jsonLine, oneLine as terminalLine, terminalText } from '../terminal-text';
 
-export interface RunOptions {
+export interface RunOptions extends LlmFlags {
   readonly skills?: string;
   readonly input?: string;
   readonly json?: boolean;
   readonly timeout?: number;
   readonly concurrency?: number;
-  readonly llmBaseUrl?: string;
-  readonly llmModel?: string;
 }
 
 const USAGE = 3;
@@ -44,9 +44,9 @@ export function parseDuration(value: string): number {
   return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
 }
 
+/** Model, skill and input text on one line, escaped for the terminal (terminal-text.ts). */
 function oneLine(text: string, max = 70): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return terminalLine(text, max);
 }
 
 export interface ProcessSignals {
@@ -70,10 +70,10 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) {
       if (options.json) {
-        io.stdout(JSON.stringify({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
+        io.stdout(jsonLine({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
       } else {
-        for (const d of errors) io.stderr(`${file.display}:${d.range.line}:${d.range.column}: error: ${d.message} [${d.code}]\n`);
-        io.stderr(`lightsop: ${file.display} is not a valid plan; nothing was run\n`);
+        for (const d of errors) io.stderr(`${terminalText(file.display)}:${d.range.line}:${d.range.column}: error: ${terminalText(d.message)} [${d.code}]\n`);
+        io.stderr(`lightsop: ${terminalText(file.display)} is not a valid plan; nothing was run\n`);
       }
       return 2;
     }
@@ -89,15 +89,15 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
 
   let llmAgent: OpenAiCompatibleAgent | null = null;
   if (english) {
-    const settings = resolveLlmSettings({ baseUrl: options.llmBaseUrl, model: options.llmModel }, process.env, findConfig(dir)?.llm);
+    const settings = resolveLlm(options, process.env, findConfig(dir), USAGE);
     if (!settings.baseUrl || !settings.model) {
       throw new CliError(`${file.display} is an english script and needs a language model: pass --llm-base-url and --llm-model, set LIGHTSOP_LLM_BASE_URL and LIGHTSOP_LLM_MODEL, or add "llm" to lightsop.config.json`, USAGE);
     }
-    llmAgent = new OpenAiCompatibleAgent({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey });
+    llmAgent = createLlmAgent({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, io);
   }
 
   if (inputSupplied && /^\s*@input(\s|$)/m.test(text)) {
-    io.stderr(`lightsop: warning: ${file.display} declares @input and --input is given; @input takes the input's value and its command does not run\n`);
+    io.stderr(`lightsop: warning: ${terminalText(file.display)} declares @input and --input is given; @input takes the input's value and its command does not run\n`);
   }
 
   const live = io.isTTY && !options.json;
@@ -127,7 +127,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     if (board) board.update(e);
     else if (e.type === 'command-started') io.stdout(`${c.dim('…')} @${e.variable} ${c.dim(oneLine(e.raw))}\n`);
     else if (e.type === 'variable-settled') io.stdout(`${glyph(e.status, c)} @${e.variable} ${c.dim(oneLine(e.value))}\n`);
-    else if (e.type === 'plan-generated') io.stdout(c.dim(`generated plan (${e.reason}, attempt ${e.attempt}):\n${e.code}\n`));
+    else if (e.type === 'plan-generated') io.stdout(c.dim(`generated plan (${e.reason}, attempt ${e.attempt}):\n${terminalText(e.code, { multiline: true })}\n`));
   } : undefined;
 
   const interpreter = new Interpreter({
@@ -153,7 +153,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     }
     if (error instanceof ConfigurationError) throw new CliError(error.message, USAGE);
     if (error instanceof PlanGenerationError) {
-      if (options.json) io.stdout(JSON.stringify({ variables: {}, failures: [], commands: [], error: error.message }) + '\n');
+      if (options.json) io.stdout(jsonLine({ variables: {}, failures: [], commands: [], error: error.message }) + '\n');
       throw new CliError(`${file.display}: no valid plan was generated: ${error.message}`, 1);
     }
     throw error;
@@ -168,7 +168,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
   const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
   if (options.json) {
-    io.stdout(JSON.stringify({ variables, failures, commands }) + '\n');
+    io.stdout(jsonLine({ variables, failures, commands }) + '\n');
   } else {
     io.stdout(summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null }));
   }
@@ -191,7 +191,7 @@ function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, 
   const out = options.rows ? rows.map((r) => `${glyph(r.value.status, c)} ${`@${r.name}`.padEnd(width)}  ${r.value.status.padEnd(9)} ${oneLine(dataText(r.value))}`) : [];
   const count = (s: string) => rows.filter((r) => r.value.status === s).length;
   const answer = rows.find((r) => r.name === 'lastAnswer' && r.value.status === 'success');
-  if (answer) out.push('', c.bold('Answer:'), dataText(answer.value), '');
+  if (answer) out.push('', c.bold('Answer:'), terminalText(dataText(answer.value), { multiline: true }), '');
   out.push(`${rows.length} variable${rows.length === 1 ? '' : 's'}: ${count('success')} succeeded, ${count('fail')} failed, ${count('canceled')} canceled, ${count('undefined')} not run (${ms} ms)`);
   return out.join('\n') + '\n';
 }
