@@ -10,7 +10,7 @@ import {
   applyPanelEvent, diffPlanSteps, emptyState, offersLoop, offersRetry, openApprovals, tabTitle,
   type ApprovalView, type AttemptView, type ChatState, type OutcomeView, type PlanStep, type ReviewView, type StepView, type TabView, type TurnView,
 } from './model';
-import { parseMarkdown, planTokens, safeHref, type Block, type Inline } from './markdown';
+import { displayHref, linkShowsDestination, parseMarkdown, planTokens, safeHref, type Block, type Inline } from './markdown';
 import type { FromChatWebview, ToChatWebview } from './protocol';
 
 interface VsCodeApi {
@@ -84,9 +84,11 @@ function inlineNodes(items: readonly Inline[], parent: HTMLElement): void {
           inlineNodes(item.c, parent);
           break;
         }
-        const a = el('a', { href: item.href, title: item.href, rel: 'noreferrer noopener' });
+        const a = el('a', { href: item.href, title: displayHref(item.href), rel: 'noreferrer noopener' });
         inlineNodes(item.c, a);
         parent.append(a);
+        // A link always shows where it goes: its label alone could say anything.
+        if (!linkShowsDestination(item)) parent.append(el('span', { class: 'link-dest' }, ` (${displayHref(item.href)})`));
         break;
       }
     }
