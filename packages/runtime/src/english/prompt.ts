@@ -35,7 +35,6 @@ function text(value: unknown): string {
 
 /** One line of prompt text: line breaks and other control characters become spaces. */
 function oneLine(value: string): string {
-  // eslint-disable-next-line no-control-regex
   return value.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029]+/g, ' ');
 }
 
