@@ -249,6 +249,20 @@ describe('the chat page in Chromium', () => {
     expect(await page.evaluate(() => window.__chatViolations)).toEqual([]);
   });
 
+  it('a link shows its real destination: a URL-like label pointing elsewhere is text followed by the real URL', async () => {
+    const text = 'Log in at [https://github.com/login](https://evil.example/steal) or read [the docs](https://example.org/docs) or [example.org](https://example.org).';
+    await events(
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c1', regime: 'sop' }),
+      reg({ type: 'TurnSettled', loopId: A, commandId: 'c1', outcome: { kind: 'answered', text, regime: 'sop' } }),
+    );
+    // No anchor reads as one URL and goes to another; every anchor's destination is on screen.
+    const anchors = await page.$$eval('.answer a', (a) => a.map((x) => [x.textContent, x.getAttribute('href')]));
+    expect(anchors).toEqual([['https://evil.example/steal', 'https://evil.example/steal'], ['the docs', 'https://example.org/docs'], ['example.org', 'https://example.org']]);
+    const shown = await page.innerText('.answer p');
+    expect(shown).toBe('Log in at https://github.com/login (https://evil.example/steal) or read the docs (https://example.org/docs) or example.org (https://example.org/).');
+    expect(await page.locator('.answer a[href^="https://github.com"]').count()).toBe(0);
+  });
+
   it('queued messages have a Remove button; Stop shows while running, then Stopping… until the turn settles', async () => {
     await events(
       reg({ type: 'TurnStarted', loopId: A, commandId: 'c1', regime: 'sop' }),

@@ -133,6 +133,7 @@ export function chatHtml(o: ChatHtmlOptions): string {
   .answer.interrupted { border-left-color: var(--warn); }
   .answer.awaiting_input { border-left-color: var(--run); }
   .answer .head { font-size: 0.85em; color: var(--muted); }
+  .answer .link-dest { color: var(--muted); word-break: break-all; }
   .answer pre { background: var(--code-bg); padding: 6px 8px; border-radius: 3px; overflow: auto; }
   .answer code { font-family: var(--vscode-editor-font-family, monospace); background: var(--code-bg); padding: 0 3px; border-radius: 3px; }
   .answer pre code { background: none; padding: 0; }

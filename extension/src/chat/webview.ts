@@ -10,7 +10,7 @@ import {
   applyPanelEvent, diffPlanSteps, emptyState, hasHidden, offersLoop, offersRetry, openApprovals, tabTitle, visibleParts,
   type ApprovalView, type AttemptView, type ChatState, type OutcomeView, type PlanStep, type ReviewView, type StepView, type TabView, type TurnView,
 } from './model';
-import { parseMarkdown, planTokens, safeHref, type Block, type Inline } from './markdown';
+import { displayHref, linkShowsDestination, parseMarkdown, planTokens, safeHref, type Block, type Inline } from './markdown';
 import type { FromChatWebview, ToChatWebview } from './protocol';
 
 interface VsCodeApi {
@@ -86,9 +86,11 @@ function inlineNodes(items: readonly Inline[], parent: HTMLElement): void {
           inlineNodes(item.c, parent);
           break;
         }
-        const a = el('a', { href: item.href, title: item.href, rel: 'noreferrer noopener' });
+        const a = el('a', { href: item.href, title: displayHref(item.href), rel: 'noreferrer noopener' });
         inlineNodes(item.c, a);
         parent.append(a);
+        // A link always shows where it goes: its label alone could say anything.
+        if (!linkShowsDestination(item)) parent.append(el('span', { class: 'link-dest' }, ` (${displayHref(item.href)})`));
         break;
       }
     }

@@ -4,6 +4,7 @@
  */
 export * from './skills/registry';
 export * from './skills/load';
+export { MAX_CONFIG_FILE_BYTES, readLimitedTextFile, readLimitedTextFileSync, UnreadableFileError } from './skills/read-limited';
 export * from './values';
 export * from './errors';
 export * from './monitor';

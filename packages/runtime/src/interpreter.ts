@@ -4,7 +4,7 @@
  * re-runs, a dataflow scheduler, and the english generate-run-revise loop. It never starts a plan
  * that has errors, and it never imports anything from an editor.
  */
-import { analyzePlan, isEnglishSource, parsePlan, signatureOf, type Argument, type Declaration } from '@lightsop/core';
+import { analyzePlan, isEnglishSource, parsePlan, signatureOf, type Argument, type Declaration, type SkillsDescription } from '@lightsop/core';
 import { cancelHeuristic as builtinHeuristic } from './cancel-heuristic';
 import { buildGenerationPrompt, finalCommandsAvailable, stripFences, type GenerationRequest } from './english/prompt';
 import { ConfigurationError, PlanGenerationError, PlanValidationError } from './errors';
@@ -12,7 +12,7 @@ import { isLlmAgent, type LlmAgent, type PromptOptions } from './llm/agent';
 import { ensureMonitor, type ExecutionMonitor } from './monitor';
 import { createResponder } from './responder';
 import { ReadyQueue } from './scheduler';
-import { listRegistryCommands, type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
+import { describeRegistry, listRegistryCommands, type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
 import {
   createValue, failValue, normalizeStatus, propagatedCanceledValue, publicForm, undefinedValue,
   type RootCause, type Status, type Value,
@@ -283,9 +283,12 @@ export class Interpreter {
     return this.options.input !== undefined;
   }
 
-  /** Validates a plan (sections 3 and 4) and applies it to the table, or throws and changes nothing. */
-  private validateAndApply(source: string): void {
-    const analysis = analyzePlan(source, { inputDeclared: this.inputSupplied() });
+  /**
+   * Validates a plan (sections 3 and 4) and applies it to the table, or throws and changes nothing.
+   * With `skills`, a command outside it is an `unknown-command` error (4.4).
+   */
+  private validateAndApply(source: string, skills?: SkillsDescription): void {
+    const analysis = analyzePlan(source, { inputDeclared: this.inputSupplied(), skills });
     const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) throw new PlanValidationError(errors, source);
     this.apply(analysis.plan.declarations);
@@ -718,7 +721,7 @@ export class Interpreter {
           return { aborted: false, commands: [], failures: [] };
         }
         this.checkGenerated(code);
-        this.validateAndApply(code);
+        this.validateAndApply(code, this.generatedPlanCommands());
       } catch (error) {
         if (ctx.aborted) return { aborted: true, commands: ctx.commands, failures: this.failures() };
         if (!(error instanceof PlanGenerationError || error instanceof PlanValidationError)) throw error;
@@ -777,6 +780,15 @@ export class Interpreter {
     return code;
   }
 
+  /**
+   * The commands a generated plan may call: the registry's list (plus `assign` and the final
+   * commands, which the validator always knows, 4.4). The model was shown only these, so a plan
+   * that calls anything else is invalid and never reaches `executeCommand`, as in sessions.
+   */
+  private generatedPlanCommands(): SkillsDescription {
+    return describeRegistry(this.registry);
+  }
+
   /** A generated plan must contain a final declaration when final commands are available (8.4). */
   private checkGenerated(code: string): void {
     if (!finalCommandsAvailable(listRegistryCommands(this.registry))) return;
@@ -798,7 +810,7 @@ export class Interpreter {
       try {
         const code = await this.generate(english, 'failure', failures, ctx);
         this.checkGenerated(code);
-        this.validateAndApply(code);
+        this.validateAndApply(code, this.generatedPlanCommands());
         return true;
       } catch (error) {
         if (ctx.aborted) return false;

@@ -737,7 +737,8 @@ export class LoopSession implements SessionEvents {
     if (!reserved) {
       const coerced = coerceResult(result);
       if (outcome === 'ok' && isPlainObject(coerced) && (coerced.requiresInput || coerced.requiresConfirmation)) outcome = 'needs_input';
-      this.#emit({ type: 'tool_settled', tool: decision.tool, resultRef, outcome });
+      // A result that arrives after the interrupt is kept (3.15 rule 7) but never reported as `ok`.
+      this.#emit({ type: 'tool_settled', tool: decision.tool, resultRef, outcome: signal.aborted ? 'error' : outcome });
     }
     return { result, input };
   }

@@ -3,10 +3,10 @@
  * a registry or a skills map. Importing a module runs its code, so hosts call `loadSkillsFile`
  * with `allowModules: false` for untrusted workspaces.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseSkillsJson, type SkillsDescription } from '@lightsop/core';
+import { readLimitedTextFile, UnreadableFileError } from './read-limited';
 import { describeRegistry, toCommandRegistry, type CommandRegistry } from './registry';
 
 export interface LoadedSkills {
@@ -67,8 +67,10 @@ export async function loadSkillsFile(file: string, options: { allowModules?: boo
   }
   let text: string;
   try {
-    text = await readFile(absolute, 'utf8');
+    // A description from a hostile repository may be a FIFO, /dev/zero or huge: read-limited.ts.
+    text = await readLimitedTextFile(absolute);
   } catch (error) {
+    if (error instanceof UnreadableFileError) throw new SkillsLoadError(file, `${file}: cannot read (${error.reason})`);
     const err = error as NodeJS.ErrnoException;
     throw new SkillsLoadError(file, err.code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot read (${err.code ?? err.message})`);
   }
