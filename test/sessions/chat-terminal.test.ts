@@ -125,9 +125,10 @@ describe('lightsop chat approvals on a terminal', () => {
     expect(chat.out().split(' wants to run').length - 1).toBe(1);
     const first = question(chat.out(), 1).includes('"a.txt"') ? 'a.txt' : 'b.txt';
     chat.send('y');
-    await waitFor(() => existsSync(path.join(root, first)), 10_000, `the write of ${first}`);
+    // The file appears when it is created, before its text is written: wait for the text.
+    const expected = first === 'a.txt' ? 'A' : 'B';
+    await waitFor(() => existsSync(path.join(root, first)) && readFileSync(path.join(root, first), 'utf8') === expected, 10_000, `the write of ${first}`);
     await waitFor(() => chat.questions() === 2, 10_000, 'the second question');
-    expect(readFileSync(path.join(root, first), 'utf8')).toBe(first === 'a.txt' ? 'A' : 'B');
     chat.send('y');
     await waitFor(() => chat.out().includes('\ndone\n'), 10_000, 'the answer');
     chat.end();
