@@ -283,6 +283,11 @@ export function showData(data: unknown): string {
   }
 }
 
+/** The successful `lastAnswer` row, shown as the run's answer. */
+function answerOf(rows: readonly { name: string; value: Value }[]) {
+  return rows.find((r) => r.name === 'lastAnswer' && r.value.status === 'success');
+}
+
 /** A value in text output: the success data (see `showData`), otherwise the reason. */
 function shownText(value: Value): string {
   return value.status === 'success' ? showData(value.data) : dataText(value);
@@ -309,9 +314,10 @@ function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, 
   if (failed.length > 0) {
     out.push('', c.bold('Failures in full:'));
     for (const r of failed) out.push(`@${r.name}: ${terminalText(dataText(r.value), { multiline: true }).split('\n').join('\n    ')}`);
+    if (!answerOf(rows)) out.push('');
   }
   const count = (s: string) => rows.filter((r) => r.value.status === s).length;
-  const answer = rows.find((r) => r.name === 'lastAnswer' && r.value.status === 'success');
+  const answer = answerOf(rows);
   if (answer) out.push('', c.bold('Answer:'), terminalText(shownText(answer.value), { multiline: true }), '');
   out.push(`${rows.length} variable${rows.length === 1 ? '' : 's'}: ${count('success')} succeeded, ${count('fail')} failed, ${count('canceled')} canceled, ${count('undefined')} not run (${ms} ms)`);
   return out.join('\n') + '\n';
