@@ -5,16 +5,30 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DIAGNOSTIC_CODES, parseDurationMs } from '@lightsop/core';
+import { errorText } from '@lightsop/runtime';
 import pkg from '../package.json';
 import { chatCommand } from './commands/chat';
 import { fmtCommand } from './commands/fmt';
 import { graphCommand } from './commands/graph';
 import { lintCommand } from './commands/lint';
-import { parseDuration, runCommand, type ProcessSignals } from './commands/run';
+import { DEFAULT_GRACE_MS, runCommand, type ProcessSignals } from './commands/run';
+import { formatSeconds, parseDuration } from './duration';
 import { CliError, usageExitCode } from './errors';
+import { exitAfterOutput, workLeftBehind } from './idle';
 import { guardStream, outputFailureExit, type Io } from './io';
 import { baseUrlProblem } from './llm';
 import { guardIo, rememberEnvironmentSecrets, terminalText } from './terminal-text';
+
+/** A commander parser for a duration option (see `parseDuration`). */
+function durationOption(options: { allowZero?: boolean } = {}) {
+  return (value: string): number => {
+    try {
+      return parseDuration(value, options);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
+}
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
@@ -112,13 +126,8 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
     .option('--input <text>', 'the value of the implicit $input variable')
     .option('--json', 'print one JSON object: variables, failures and commands')
-    .option('--timeout <duration>', 'abort the run after this long (30, 30s, 500ms, 2m)', (v) => {
-      try {
-        return parseDuration(v);
-      } catch (error) {
-        throw new InvalidArgumentError((error as Error).message);
-      }
-    })
+    .option('--timeout <duration>', 'abort the run after this long (30, 30s, 500ms, 2m)', durationOption())
+    .option('--grace <duration>', `after --timeout or Ctrl-C, how long running commands get to stop before they are reported canceled (default ${formatSeconds(DEFAULT_GRACE_MS)})`, durationOption({ allowZero: true }))
     .option('--concurrency <n>', 'run at most this many commands at once', (v) => {
       const n = nonNegativeInt(v);
       if (n === 0) throw new InvalidArgumentError('expected a positive integer');
@@ -201,8 +210,14 @@ export async function runCli(argv: readonly string[], rawIo: Io = processIo(usag
       io.stderr(`lightsop: ${terminalText(error.message)}\n`);
       return error.exitCode;
     }
-    const err = error as Error;
-    io.stderr(`lightsop: internal error: ${terminalText(err?.message ?? String(error))}${process.env.LIGHTSOP_DEBUG ? `\n${terminalText(String(err?.stack), { multiline: true })}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
+    // Whatever was thrown (a skills module can throw anything) is described without trusting it.
+    let stack = '';
+    try {
+      stack = String((error as Error)?.stack ?? '');
+    } catch {
+      // An unreadable stack is left out.
+    }
+    io.stderr(`lightsop: internal error: ${terminalText(errorText(error))}${process.env.LIGHTSOP_DEBUG ? `\n${terminalText(stack, { multiline: true })}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
     return usageExitCode(argv[0]);
   }
 }
@@ -210,6 +225,10 @@ export async function runCli(argv: readonly string[], rawIo: Io = processIo(usag
 const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && /lightsop(\.js)?$|main\.(js|ts)$/.test(process.argv[1]);
 if (isEntry) {
   runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = outputFailureExit() ?? code;
+    const exitCode = outputFailureExit() ?? code;
+    process.exitCode = exitCode;
+    // Work the CLI gave up waiting for (a command ignoring its signal, a module still loading)
+    // would keep the process alive: exit once the output is out.
+    if (workLeftBehind()) exitAfterOutput(exitCode);
   });
 }
