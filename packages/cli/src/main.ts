@@ -4,7 +4,7 @@
  * stderr with the contract's exit code, never a stack trace (set LIGHTSOP_DEBUG=1 to see one).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DIAGNOSTIC_CODES, parseDurationMs } from '@lightsop/core';
+import { DIAGNOSTIC_CODES } from '@lightsop/core';
 import { errorText } from '@lightsop/runtime';
 import pkg from '../package.json';
 import { chatCommand } from './commands/chat';
@@ -54,13 +54,6 @@ export function processIo(failureExit = 2): Io {
   };
 }
 
-/** `--llm-timeout`: as `--timeout` (30, 30s, 500ms, 2m), and more than zero. */
-function llmTimeout(value: string): number {
-  const ms = parseDurationMs(value);
-  if (ms === null) throw new InvalidArgumentError('expected a positive duration such as 30, 30s, 500ms or 2m');
-  return ms;
-}
-
 /** The LLM options `run` and `chat` share. */
 function addLlmOptions(command: Command, baseUrlHelp: string, modelHelp: string): Command {
   return command
@@ -70,7 +63,7 @@ function addLlmOptions(command: Command, baseUrlHelp: string, modelHelp: string)
       return value;
     })
     .option('--llm-model <name>', modelHelp)
-    .option('--llm-timeout <duration>', 'give up on a model request attempt after this long (default 2m; config "llm.timeout")', llmTimeout)
+    .option('--llm-timeout <duration>', 'give up on a model request attempt after this long (default 2m; config "llm.timeout")', durationOption())
     .option('--llm-retries <n>', 'retries of a failed model request: connection errors, timeouts, 429, 5xx (default 3; config "llm.retries")', nonNegativeInt);
 }
 
