@@ -7,7 +7,7 @@
  */
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { analyzePlan, CONFIG_FILE, parseConfigText, type SkillsDescription } from '@lightsop/core';
+import { analyzePlan, CONFIG_FILE, parseConfigText, type CommandSurface } from '@lightsop/core';
 import { toVsDiagnostic } from './diagnostics';
 import { LANGUAGE_ID } from './language';
 import { planSettings } from './settings';
@@ -48,11 +48,11 @@ export class WorkspaceLinter implements vscode.Disposable {
     return ['**/*.sop'];
   }
 
-  private async skillsFor(uri: vscode.Uri, notes: Set<string>): Promise<SkillsDescription | null> {
+  private async skillsFor(uri: vscode.Uri, notes: Set<string>): Promise<CommandSurface | null> {
     const settings = planSettings(uri);
     if (!settings.skillsPath) return null;
     try {
-      return (await loadSkillsForHost(settings.skillsPath)).description;
+      return (await loadSkillsForHost(settings.skillsPath)).commands;
     } catch (error) {
       const message = error instanceof SkillsRefusedError
         ? `${error.message} Unknown commands are not reported.`
@@ -83,13 +83,13 @@ export class WorkspaceLinter implements vscode.Disposable {
         }
       }
       uris.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
-      const skills = uris.length > 0 ? await this.skillsFor(uris[0]!, notes) : null;
+      const commands = uris.length > 0 ? await this.skillsFor(uris[0]!, notes) : null;
       for (const uri of uris) {
         if (token?.isCancellationRequested) break;
         files++;
         const openDoc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         const text = openDoc ? openDoc.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)).replace(/^\uFEFF/, '');
-        const diagnostics = analyzePlan(text, { skills }).diagnostics;
+        const diagnostics = analyzePlan(text, { commands }).diagnostics;
         const e = diagnostics.filter((d) => d.severity === 'error').length;
         const w = diagnostics.filter((d) => d.severity === 'warning').length;
         errors += e;

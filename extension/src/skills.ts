@@ -11,7 +11,8 @@ import { statSync } from 'node:fs';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import * as vscode from 'vscode';
-import { describeRegistry, isSkillsModule, loadSkillsFile, SkillsLoadError, toCommandRegistry, type LoadedSkills } from '@lightsop/runtime';
+import { CommandSurface } from '@lightsop/core';
+import { isSkillsModule, loadSkillsFile, SkillsLoadError, toCommandRegistry, type LoadedSkills } from '@lightsop/runtime';
 
 export class SkillsRefusedError extends Error {
   constructor(readonly file: string) {
@@ -34,7 +35,7 @@ async function importModule(file: string): Promise<LoadedSkills> {
   }
   try {
     const registry = toCommandRegistry(mod.default, file);
-    return { file, description: describeRegistry(registry), registry };
+    return { file, commands: CommandSurface.fromRegistry(registry, { kind: 'registry', name: file }), registry };
   } catch (error) {
     throw new SkillsLoadError(file, (error as Error).message);
   }

@@ -23,7 +23,7 @@ export {
   type LoopPreparation, type InitialHistoryItem, type LoopHistoryEntry, type TurnRecord, type TurnStep, type LoopTurnResult, type LoopPromptOptions,
   type ToolCallRecord,
 } from './loop-session';
-export { toolsFromRegistry, listCommandInfos, describeCommands } from './tools';
+export { toolsFromRegistry, sessionCommands } from './tools';
 export {
   createSessionRegistry, changeModel, changeEffort, BUILTIN_MODES, InMemoryEventLog, readOnlySupervisor, type LoopId, type CommandId, type ModeName,
   type Regime, type ModelRef, type ModeSpec, type LoopDefinition, type LoopSessions, type LoopBuildContext, type LoopHandle, type Change,

@@ -5,6 +5,7 @@
  * turn. History is compressed before a prompt when it grows too large. The session never runs
  * a tool after its prompt signal fired and never lets a late result replace an interruption.
  */
+import { BUILTIN_DESCRIPTIONS } from '@lightsop/core';
 import {
   EventHub, PromptControl, PromptInterrupted, appendInterruption, checkSignal, errorText, hasKey, interruptionMessage, jsonSafe,
   looksLikeFreshInstruction,
@@ -12,7 +13,7 @@ import {
 import { parseDecision, type PlannerDecision } from './decision';
 import { SessionBusyError, SessionRunError } from './errors';
 import {
-  CANNOT_COMPLETE, CLARIFY_CONTEXT, DEFAULT_CANNOT_COMPLETE, FINAL_ANSWER, RESERVED_DESCRIPTIONS, answerClarifyContext, assertNoReservedNames,
+  CANNOT_COMPLETE, CLARIFY_CONTEXT, DEFAULT_CANNOT_COMPLETE, FINAL_ANSWER, answerClarifyContext, assertNoReservedNames,
   isReservedName, normalizeFinalText,
 } from './reserved';
 import { ApprovalGate, writeProgress, type FollowUpApprover } from './supervisor';
@@ -105,8 +106,8 @@ export type LoopHistoryEntry =
   | { type: 'user'; prompt: string }
   | { type: 'tool_call'; tool: string; prompt: string }
   | { type: 'tool'; tool: string; prompt: string; resultRef: string }
-  | { type: 'final_answer'; answer: string; success?: false; validationFailed?: true }
-  | { type: 'cannot_complete'; answer: string }
+  | { type: typeof FINAL_ANSWER; answer: string; success?: false; validationFailed?: true }
+  | { type: typeof CANNOT_COMPLETE; answer: string }
   | { type: 'awaiting_input'; tool: string; answer: string; step: string | null }
   | { type: 'input_provided'; tool: string }
   | { type: 'validation_failed'; expected: string; actual: string; retryCount: number }
@@ -137,7 +138,7 @@ export type LoopTurnResult =
   | { kind: 'answer'; answer: string; turn: TurnRecord }
   | { kind: 'tool_failure'; answer: string; turn: TurnRecord }
   | { kind: 'awaiting_input'; answer: string; tool: string; turn: TurnRecord }
-  | { kind: 'cannot_complete'; answer: string; turn: TurnRecord }
+  | { kind: typeof CANNOT_COMPLETE; answer: string; turn: TurnRecord }
   | { kind: 'limit'; limit: 'steps' | 'errors' | 'retries'; answer: string; turn: TurnRecord }
   | { kind: 'interrupted'; answer: string; turn: TurnRecord };
 
@@ -203,7 +204,7 @@ export function historyFromInitial(initial: unknown): LoopHistoryEntry[] {
     const { role, message } = item as { role?: unknown; message?: unknown };
     if (typeof message !== 'string' || message.trim() === '') throw new TypeError(`initialHistory[${index}]: message must be a non-empty string`);
     if (role === 'user') return { type: 'user', prompt: message };
-    if (role === 'assistant') return { type: 'final_answer', answer: message };
+    if (role === 'assistant') return { type: FINAL_ANSWER, answer: message };
     throw new TypeError(`initialHistory[${index}]: role must be user or assistant`);
   });
 }
@@ -314,7 +315,7 @@ function escapeRegExp(text: string): string {
 
 /** Why the decision cycle stopped. */
 type Stop =
-  | { kind: 'answer' | 'tool_failure' | 'cannot_complete'; answer: string; turn: TurnStatus; session: SessionStatus }
+  | { kind: 'answer' | 'tool_failure' | typeof CANNOT_COMPLETE; answer: string; turn: TurnStatus; session: SessionStatus }
   | { kind: 'awaiting_input'; answer: string; tool: string }
   | { kind: 'limit'; limit: 'steps' | 'errors' | 'retries'; answer: string; turn: TurnStatus; session: SessionStatus };
 
@@ -421,7 +422,7 @@ export class LoopSession implements SessionEvents {
   async finalizeFailures(): Promise<string | null> {
     if (this.failedTurns.length === 0) return null;
     const reason = FINALIZE_FAILURES_REASON;
-    this.history.push({ type: 'cannot_complete', answer: reason });
+    this.history.push({ type: CANNOT_COMPLETE, answer: reason });
     this.#lastAnswer = reason;
     return reason;
   }
@@ -447,18 +448,18 @@ export class LoopSession implements SessionEvents {
   #buildTools(user: Readonly<Record<string, LoopTool>>): Readonly<Record<string, LoopTool>> {
     const tools: Record<string, LoopTool> = { ...user };
     tools[FINAL_ANSWER] = {
-      description: RESERVED_DESCRIPTIONS[FINAL_ANSWER]!,
+      description: BUILTIN_DESCRIPTIONS[FINAL_ANSWER]!,
       sideEffects: false,
       handler: async (input) => normalizeFinalText(input),
     };
     tools[CANNOT_COMPLETE] = {
-      description: RESERVED_DESCRIPTIONS[CANNOT_COMPLETE]!,
+      description: BUILTIN_DESCRIPTIONS[CANNOT_COMPLETE]!,
       sideEffects: false,
       handler: async (input) => normalizeFinalText(input).trim() || DEFAULT_CANNOT_COMPLETE,
     };
     if (this.#clarifyEnabled) {
       tools[CLARIFY_CONTEXT] = {
-        description: RESERVED_DESCRIPTIONS[CLARIFY_CONTEXT]!,
+        description: BUILTIN_DESCRIPTIONS[CLARIFY_CONTEXT]!,
         sideEffects: false,
         handler: async (input, ctx) => answerClarifyContext(input.split('\n'), this.#parentContext, this.agent, {
           model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort, signal: ctx.signal,
@@ -548,7 +549,7 @@ export class LoopSession implements SessionEvents {
   #pendingInteraction(): { tool: string; answer: string } | null {
     for (let i = this.history.length - 1; i >= 0; i--) {
       const e = this.history[i]!;
-      if (e.type === 'final_answer' || e.type === 'cannot_complete' || e.type === 'input_provided') return null;
+      if (e.type === FINAL_ANSWER || e.type === CANNOT_COMPLETE || e.type === 'input_provided') return null;
       if (e.type === 'awaiting_input') return { tool: e.tool, answer: e.answer };
     }
     return null;
@@ -644,30 +645,30 @@ export class LoopSession implements SessionEvents {
       }
       if (isPlainObject(coerced) && coerced.success === true && ('records' in coerced || 'message' in coerced || 'operation' in coerced)) {
         const answer = JSON.stringify(coerced, null, 2);
-        this.history.push({ type: 'final_answer', answer });
+        this.history.push({ type: FINAL_ANSWER, answer });
         return { kind: 'answer', answer, turn: 'done', session: 'active' };
       }
       if (isPlainObject(coerced) && coerced.success === false && ('message' in coerced || 'error' in coerced || 'operation' in coerced)) {
         const answer = JSON.stringify(coerced, null, 2);
-        this.history.push({ type: 'final_answer', answer, success: false });
+        this.history.push({ type: FINAL_ANSWER, answer, success: false });
         return { kind: 'tool_failure', answer, turn: 'failed', session: 'active' };
       }
       if (decision.tool === CANNOT_COMPLETE) {
         const answer = String(result);
-        this.history.push({ type: 'cannot_complete', answer });
+        this.history.push({ type: CANNOT_COMPLETE, answer });
         this.failedTurns.push(turn);
-        return { kind: 'cannot_complete', answer, turn: 'failed', session: 'failed' };
+        return { kind: CANNOT_COMPLETE, answer, turn: 'failed', session: 'failed' };
       }
       if (decision.tool === FINAL_ANSWER) {
         const answer = String(result);
         if (turn.expected === null || answer.trim().toLowerCase() === turn.expected.trim().toLowerCase()) {
-          this.history.push({ type: 'final_answer', answer });
+          this.history.push({ type: FINAL_ANSWER, answer });
           return { kind: 'answer', answer, turn: 'done', session: 'active' };
         }
         turn.retryCount += 1;
         this.history.push({ type: 'validation_failed', expected: turn.expected, actual: answer, retryCount: turn.retryCount });
         if (turn.retryCount >= turn.maxRetries) {
-          this.history.push({ type: 'final_answer', answer, validationFailed: true });
+          this.history.push({ type: FINAL_ANSWER, answer, validationFailed: true });
           this.failedTurns.push(turn);
           return { kind: 'limit', limit: 'retries', answer, turn: 'failed', session: 'active' };
         }
@@ -677,7 +678,7 @@ export class LoopSession implements SessionEvents {
       const key = `${decision.tool}\u0000${executed.input}\u0000${resultText}`;
       repeat = repeat && repeat.key === key ? { key, count: repeat.count + 1 } : { key, count: 1 };
       if (repeat.count >= 3) {
-        this.history.push({ type: 'final_answer', answer: resultText });
+        this.history.push({ type: FINAL_ANSWER, answer: resultText });
         return { kind: 'answer', answer: resultText, turn: 'done', session: 'active' };
       }
     }
@@ -789,7 +790,7 @@ export class LoopSession implements SessionEvents {
     for (const e of this.history) {
       if (e === userEntry) continue;
       if (e.type === 'user') messages.push({ role: 'user', message: e.prompt });
-      else if (e.type === 'final_answer' || e.type === 'cannot_complete' || e.type === 'awaiting_input') messages.push({ role: 'assistant', message: e.answer });
+      else if (e.type === FINAL_ANSWER || e.type === CANNOT_COMPLETE || e.type === 'awaiting_input') messages.push({ role: 'assistant', message: e.answer });
     }
     return messages;
   }

@@ -5,7 +5,7 @@
  * attempt budget. A command may pause for the user; the next prompt can resume it. The session
  * never talks to a provider directly and never runs a plan that failed validation.
  */
-import { parsePlan } from '@lightsop/core';
+import { ASSIGN, CommandSurface, builtinCommand, isFinalCommand, parsePlan, type ReservedName } from '@lightsop/core';
 import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
 import {
   EventHub, PromptControl, PromptInterrupted, appendInterruption, checkSignal, errorText, hasKey, interruptionMessage, jsonSafe,
@@ -14,12 +14,11 @@ import {
 import { ReservedNameError, SessionBusyError, SessionRunError } from './errors';
 import { createPlanRuntime, type ExecutionReport, type PlanRuntime } from './plan-runtime';
 import {
-  CANNOT_COMPLETE, CLARIFY_CONTEXT, FINAL_ANSWER, RESERVED_DESCRIPTIONS, answerClarifyContext, assertNoReservedNames, isReservedName,
-  normalizeFinalText,
+  CANNOT_COMPLETE, CLARIFY_CONTEXT, FINAL_ANSWER, answerClarifyContext, assertNoReservedNames, normalizeFinalText,
 } from './reserved';
 import { ApprovalGate, markSupervised, writeProgress } from './supervisor';
 import {
-  defaultLogger, type SessionChatMessage as ChatMessage, type CommandInfo, type ConversationSnapshot, type PendingTool, type PlanFailure, type ReasoningEffort,
+  defaultLogger, type SessionChatMessage as ChatMessage, type ConversationSnapshot, type PendingTool, type PlanFailure, type ReasoningEffort,
   type SessionAgent, type SessionCommandPayload, type SessionEvent, type SessionEvents, type SessionLogger, type SessionStatus, type Supervisor,
   type VariableState,
 } from './types';
@@ -62,7 +61,7 @@ export interface SopSessionInit {
 
 export type SopHistoryEntry =
   | { type: 'plan'; prompt: string; plan: string; attempt: number; route?: 'pending_resume'; tool?: string }
-  | { type: 'execution'; attempt: number; outcome: 'success' | 'fail' | 'rejected' | 'awaiting_input' | 'cannot_complete'; failures: PlanFailure[] }
+  | { type: 'execution'; attempt: number; outcome: 'success' | 'fail' | 'rejected' | 'awaiting_input' | typeof CANNOT_COMPLETE; failures: PlanFailure[] }
   | { type: 'awaiting_input'; tool: string; variable: string; answer: string }
   | { type: 'answer'; prompt: string; answer: string }
   | { type: 'system'; event: 'interrupted'; by: 'user'; reason: string; message: string; at: string }
@@ -74,7 +73,7 @@ export type SopPromptResult =
   | { kind: 'answered'; plan: string; answer: unknown; variables: Record<string, unknown> }
   | { kind: 'awaiting_input'; plan: string; answer: string; pendingTool: PendingTool }
   | { kind: 'plan_only'; plan: string; answer: null }
-  | { kind: 'cannot_complete'; plan: string; answer: string }
+  | { kind: typeof CANNOT_COMPLETE; plan: string; answer: string }
   | { kind: 'failed'; plan: string; answer: unknown | null; reason: 'no_plan' | 'plan_invalid' | 'plan_rejected' | 'execution_failed'; failures: PlanFailure[]; attempts: number }
   | { kind: 'interrupted'; plan: string; answer: string };
 
@@ -101,7 +100,8 @@ interface Surface {
   readonly inner: CommandRegistry | null;
   readonly wrapped: CommandRegistry | null;
   readonly plan: CommandRegistry;
-  readonly infos: ReadonlyMap<string, CommandInfo>;
+  /** The inner registry's commands (reserved names left out), read when the surface was built. */
+  readonly commands: CommandSurface;
   readonly clarify: boolean;
 }
 
@@ -131,28 +131,6 @@ const DEFAULT_MAX_PLAN_ATTEMPTS = 3;
 const LATE_RESULT = 'canceled: interrupted; the result arrived after the interrupt and was not used';
 
 const PREPARATION_SYSTEM_PROMPT = 'Your job in this session is to plan and run commands that gather context for a later step. You do not perform the user request itself.';
-
-function readCommandInfos(registry: CommandRegistry | null): Map<string, CommandInfo> {
-  const out = new Map<string, CommandInfo>();
-  if (!registry) return out;
-  let listed: unknown;
-  try {
-    listed = registry.listCommands();
-  } catch {
-    return out;
-  }
-  if (!Array.isArray(listed)) return out;
-  for (const item of listed) {
-    if (typeof item !== 'object' || item === null) continue;
-    const c = item as { name?: unknown; command?: unknown; description?: unknown; sideEffects?: unknown };
-    const name = typeof c.name === 'string' && c.name ? c.name : typeof c.command === 'string' && c.command ? c.command : null;
-    if (!name || out.has(name)) continue;
-    const info: CommandInfo = { name, description: typeof c.description === 'string' ? c.description : '' };
-    if (typeof c.sideEffects === 'boolean') info.sideEffects = c.sideEffects;
-    out.set(name, info);
-  }
-  return out;
-}
 
 function assertRegistry(registry: unknown): asserts registry is CommandRegistry {
   const r = registry as Partial<CommandRegistry> | null;
@@ -355,7 +333,7 @@ export class SopSession implements SessionEvents {
     if (surface.commandsRegistry !== undefined && surface.commandsRegistry !== null) assertRegistry(surface.commandsRegistry);
     const next = this.#buildSurface(surface.skillsDescription, surface.commandsRegistry ?? null);
     this.#surface = next;
-    if (this.#pendingTool && !(next.wrapped && readCommandInfos(next.wrapped).has(this.#pendingTool.command))) this.#pendingTool = null;
+    if (this.#pendingTool && !(next.wrapped && CommandSurface.fromRegistry(next.wrapped).has(this.#pendingTool.command))) this.#pendingTool = null;
     this.#history.push({
       type: 'system', event: 'tools_refreshed', added: cleanNames(change.added), updated: cleanNames(change.updated), removed: cleanNames(change.removed),
       at: new Date().toISOString(),
@@ -550,8 +528,8 @@ export class SopSession implements SessionEvents {
 
   /** Validation before anything executes (2.4.1). */
   #validate(plan: string, surface: Surface): PlanFailure[] {
-    const allowed = new Set<string>(['assign']);
-    for (const name of readCommandInfos(surface.wrapped).keys()) allowed.add(name);
+    const allowed = new Set<string>([ASSIGN]);
+    if (surface.wrapped) for (const name of CommandSurface.fromRegistry(surface.wrapped).names) allowed.add(name);
     const failures: PlanFailure[] = [];
     for (const d of this.#runtime.validate(plan, { commands: allowed })) {
       if (d.severity !== 'error') continue;
@@ -562,7 +540,7 @@ export class SopSession implements SessionEvents {
         failures.push({ variable: d.variable ?? '__plan__', code: d.code, reason: `plan-error:${d.message}`, line: d.line });
       }
     }
-    if (!parsePlan(plan).plan.declarations.some((d) => d.command !== null && (d.command.name === FINAL_ANSWER || d.command.name === CANNOT_COMPLETE))) {
+    if (!parsePlan(plan).plan.declarations.some((d) => d.command !== null && isFinalCommand(d.command.name))) {
       failures.push({ variable: '__plan__', code: 'missing-final-answer', reason: 'plan-error:the plan must end with a final_answer or cannot_complete declaration' });
     }
     return failures;
@@ -618,9 +596,9 @@ export class SopSession implements SessionEvents {
       const reason = explicit ?? '';
       this.lastExecution = { variables, lastAnswer: reason };
       this.lastRunFailures = failures;
-      this.#history.push({ type: 'execution', attempt, outcome: 'cannot_complete', failures });
+      this.#history.push({ type: 'execution', attempt, outcome: CANNOT_COMPLETE, failures });
       this.#status = 'failed';
-      return { kind: 'settled', result: { kind: 'cannot_complete', plan: this.currentPlan, answer: reason } };
+      return { kind: 'settled', result: { kind: CANNOT_COMPLETE, plan: this.currentPlan, answer: reason } };
     }
     this.lastExecution = { variables, lastAnswer: deriveAnswer(explicit, variables) };
     this.lastRunFailures = failures;
@@ -752,10 +730,9 @@ export class SopSession implements SessionEvents {
     if (interruptions.length > 0) parts.push(['Earlier prompts were interrupted:', ...interruptions.map((e) => `- interrupted by user: ${e.reason}`)].join('\n'));
     if (this.currentPlan !== '' && !carried) parts.push(['Current plan:', this.currentPlan].join('\n'));
     parts.push(AUTHORING_RULES);
-    const commands = readCommandInfos(surface.plan);
     parts.push([
       'Commands (the only executable surface of this session; use no other command except assign):',
-      ...[...commands.values()].map((c) => `- ${c.name}: ${c.description.replace(/\s+/g, ' ').trim()}`),
+      ...CommandSurface.fromRegistry(surface.plan).commands.map((c) => `- ${c.name}: ${c.description.replace(/\s+/g, ' ').trim()}`),
     ].join('\n'));
     if (attempt > 1 && feedback) parts.push(feedbackBlock(feedback));
     parts.push('Reply with the LightSOPLang plan source only: no fences, no prose.');
@@ -772,10 +749,11 @@ export class SopSession implements SessionEvents {
     const userSkills: Record<string, string> = {};
     for (const [name, description] of Object.entries(descriptions)) userSkills[name] = typeof description === 'string' ? description : String(description ?? '');
     const clarify = this.#preparationSession && this.options.enableClarifyContextCommand !== false;
-    const reserved = clarify ? [FINAL_ANSWER, CANNOT_COMPLETE, CLARIFY_CONTEXT] : [FINAL_ANSWER, CANNOT_COMPLETE];
+    const names: ReservedName[] = clarify ? [FINAL_ANSWER, CANNOT_COMPLETE, CLARIFY_CONTEXT] : [FINAL_ANSWER, CANNOT_COMPLETE];
+    const reserved = names.map((name) => builtinCommand(name));
     const skillsDescription: Record<string, string> = { ...userSkills };
-    for (const name of reserved) skillsDescription[name] = RESERVED_DESCRIPTIONS[name]!;
-    const infos = readCommandInfos(registry);
+    for (const c of reserved) skillsDescription[c.name] = c.description;
+    const commands = registry ? CommandSurface.fromRegistry(registry).withoutReserved() : CommandSurface.EMPTY;
     const plan: CommandRegistry = {
       listCommands: () => Object.entries(skillsDescription).map(([name, description]) => ({ name, description })),
       executeCommand: () => {
@@ -783,14 +761,10 @@ export class SopSession implements SessionEvents {
       },
     };
     let wrapped: CommandRegistry | null = null;
-    const surface: Surface = { userSkills, skillsDescription, inner: registry, wrapped: null, plan, infos, clarify };
+    const surface: Surface = { userSkills, skillsDescription, inner: registry, wrapped: null, plan, commands, clarify };
     if (registry) {
       wrapped = {
-        listCommands: () => {
-          const list: CommandInfo[] = [...readCommandInfos(registry).values()].filter((c) => !isReservedName(c.name));
-          for (const name of reserved) list.push({ name, description: RESERVED_DESCRIPTIONS[name]!, sideEffects: false });
-          return list;
-        },
+        listCommands: () => new CommandSurface(CommandSurface.fromRegistry(registry).withoutReserved().commands, reserved).commands,
         executeCommand: (payload: CommandPayload, responder: Responder) => this.#executeWrapped(surface, payload, responder),
       };
       (surface as { wrapped: CommandRegistry | null }).wrapped = wrapped;
@@ -826,7 +800,7 @@ export class SopSession implements SessionEvents {
     const signal = exec.signal;
     const supervisor = this.options.supervisor ?? null;
     // 1. The plan comment is the stated reason of the step.
-    if (payload.comment && payload.comment.trim() !== '' && command !== 'assign') {
+    if (payload.comment && payload.comment.trim() !== '' && command !== ASSIGN) {
       const item = { type: 'tool_reason' as const, tool: command, reason: payload.comment, stepIndex: payload.lineNumber };
       this.#emit(item);
       await writeProgress(supervisor, item, this.#log);
@@ -835,7 +809,7 @@ export class SopSession implements SessionEvents {
     // 2. Approval.
     let approval: unknown = null;
     if (supervisor) {
-      const info = surface.infos.get(command);
+      const info = surface.commands.get(command);
       const choice = { toolName: command, params: { args: [...args], raw: payload.raw }, origin: 'sop' as const, variable, reason: payload.comment || undefined, sideEffects: info?.sideEffects };
       if (choice.reason === undefined) delete choice.reason;
       if (choice.sideEffects === undefined) delete choice.sideEffects;

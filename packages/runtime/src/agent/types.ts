@@ -3,6 +3,7 @@
  * call, the supervisor (the approval boundary), statuses, session events and snapshots. Types
  * only; nothing here talks to a provider or runs a tool.
  */
+import type { CLARIFY_CONTEXT } from '@lightsop/core';
 import type { CommandPayload, CommandRegistry } from '../skills/registry';
 
 export type ChatRole = 'system' | 'user' | 'assistant';
@@ -25,7 +26,7 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export type LlmIntent = 'loop.decide' | 'loop.compress' | 'sop.plan' | 'clarify_context' | 'interpret';
+export type LlmIntent = 'loop.decide' | 'loop.compress' | 'sop.plan' | typeof CLARIFY_CONTEXT | 'interpret';
 
 export interface CompleteRequest extends CallOptions {
   prompt: string;

@@ -5,14 +5,15 @@
  */
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { parseSkillsJson, type SkillsDescription } from '@lightsop/core';
+import { CommandSurface, parseSkillsJson, type SkillsDescription } from '@lightsop/core';
 import { errorText } from '../values';
 import { readLimitedTextFile, UnreadableFileError } from './read-limited';
-import { describeRegistry, toCommandRegistry, type CommandRegistry } from './registry';
+import { toCommandRegistry, type CommandRegistry } from './registry';
 
 export interface LoadedSkills {
   readonly file: string;
-  readonly description: SkillsDescription;
+  /** The commands the file provides. */
+  readonly commands: CommandSurface;
   /** Set for modules; JSON descriptions cannot execute anything. */
   readonly registry: CommandRegistry | null;
 }
@@ -108,7 +109,7 @@ export async function loadSkillsFile(file: string, options: LoadSkillsOptions = 
     } catch (error) {
       throw new SkillsLoadError(file, errorText(error));
     }
-    return { file: absolute, description: describeRegistry(registry), registry };
+    return { file: absolute, commands: CommandSurface.fromRegistry(registry, { kind: 'registry', name: absolute }), registry };
   }
   let text: string;
   try {
@@ -119,5 +120,5 @@ export async function loadSkillsFile(file: string, options: LoadSkillsOptions = 
     const err = error as NodeJS.ErrnoException;
     throw new SkillsLoadError(file, err.code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot read (${err.code ?? err.message})`);
   }
-  return { file: absolute, description: parseSkillsDescription(text, file), registry: null };
+  return { file: absolute, commands: CommandSurface.fromDescription(parseSkillsDescription(text, file), { kind: 'description', name: absolute }), registry: null };
 }

@@ -2,8 +2,7 @@
  * Command registries: the AchillesAgentLib protocol (contract.md form (a)) and the adapter that
  * turns a plain skills map (form (b)) into one (6.7).
  */
-import { listedCommands, type SkillsDescription } from '@lightsop/core';
-import { textOf } from '../values';
+import { readSkillsMapCommands, type CommandSource } from '@lightsop/core';
 
 /** What a command receives (6.4). */
 export interface CommandPayload {
@@ -35,11 +34,6 @@ export interface Responder {
   cancel(reason?: unknown): ValueRecord;
 }
 
-export interface CommandEntry {
-  readonly name: string;
-  readonly description: string;
-}
-
 /** Answer of a cancel heuristic: nothing for no match, or an object with an optional reason. */
 export type CancelHeuristic = (data: unknown) => { reason?: unknown; [key: string]: unknown } | null | undefined | void;
 
@@ -55,6 +49,8 @@ export interface SkillDefinition {
   readonly description?: string;
   /** False for a command without side effects: sessions run it without asking for approval. */
   readonly sideEffects?: boolean;
+  /** The parameters, for hovers and tool descriptions: names, or `{ name, description?, required? }`. */
+  readonly parameters?: readonly (string | { name: string; description?: string; required?: boolean })[];
   run(args: unknown[], ctx: CommandPayload): unknown;
 }
 
@@ -76,15 +72,10 @@ export function isSkillsMap(x: unknown): x is SkillsMap {
 }
 
 /** Adapts a skills map to the registry protocol (6.7). */
-export function registryFromSkillsMap(map: SkillsMap): CommandRegistry {
+export function registryFromSkillsMap(map: SkillsMap, source?: CommandSource): CommandRegistry {
   const own = (name: string) => Object.prototype.hasOwnProperty.call(map, name);
   return {
-    listCommands: () => Object.keys(map).map((name) => {
-      const skill = map[name]!;
-      const entry: CommandEntry & { sideEffects?: boolean } = { name, description: textOf(skill.description ?? '') };
-      if (typeof skill.sideEffects === 'boolean') entry.sideEffects = skill.sideEffects;
-      return entry;
-    }),
+    listCommands: () => readSkillsMapCommands(map, source),
     async executeCommand(payload, responder) {
       if (!own(payload.command)) throw new Error(`Unknown command ${payload.command}`);
       const value = await map[payload.command]!.run(payload.args, payload);
@@ -103,20 +94,8 @@ export function toCommandRegistry(exported: unknown, origin = 'skills module'): 
     const missing = ['listCommands', 'executeCommand'].filter((k) => typeof exported[k] !== 'function');
     throw new TypeError(`${origin}: commandsRegistry.${missing[0]} must be a function`);
   }
-  if (isSkillsMap(exported)) return registryFromSkillsMap(exported);
+  if (isSkillsMap(exported)) return registryFromSkillsMap(exported, { kind: 'skills-map', name: origin });
   throw new TypeError(
     `${origin}: the default export must be a commands registry ({ listCommands, executeCommand }) or a skills map ({ NAME: { description, run } })`,
   );
-}
-
-/** The registry's commands (6.7): `command` accepted for `name`, unusable entries ignored, a throw is an empty list. */
-export function listRegistryCommands(registry: CommandRegistry): CommandEntry[] {
-  return listedCommands(registry);
-}
-
-/** The skills description (name to description) of a registry. */
-export function describeRegistry(registry: CommandRegistry): SkillsDescription {
-  const out: Record<string, string> = {};
-  for (const c of listRegistryCommands(registry)) out[c.name] = c.description;
-  return out;
 }
