@@ -43,12 +43,28 @@ export default tseslint.config(
     },
   },
   {
+    // The skills loader is the part of the runtime the language server imports: it stays free of
+    // the interpreter and of everything that runs plans.
+    files: ['packages/runtime/src/skills/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'the runtime knows nothing of editors (ARCHITECTURE.md)' },
+          { group: ['../*', '!../values'], message: 'the skills loader (@lightsop/runtime/skills) imports only core, node and ../values: the language server bundles it' },
+        ],
+      }],
+    },
+  },
+  {
     files: ['packages/language-server/src/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['vscode', 'vscode-languageclient*'], message: 'the server speaks LSP, not the VS Code API' },
-          { group: ['@lightsop/runtime*', '@lightsop/cli*', '**/runtime/src/**', '**/cli/src/**'], message: 'the language server imports only core' },
+          {
+            regex: '^@lightsop/(runtime(?!/skills$)|sessions|cli)(/.*)?$|/(runtime|sessions|cli)/src/',
+            message: 'the language server imports core and the skills loader (@lightsop/runtime/skills) only',
+          },
         ],
       }],
     },

@@ -17,6 +17,6 @@ export * from './commands/surface';
 export { suggest, editDistance } from './validate/suggest';
 export { formatPlan, type FormatOptions } from './format/formatter';
 export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type GraphEdge, type PlanGraph } from './graph/export';
-export { parseSkillsJson, describeSkillsExport, SkillsDescriptionError } from './skills/description';
+export { parseSkillsJson, SkillsDescriptionError } from './skills/description';
 export { signatureOf } from './signature';
 export { parseConfigText, parseDurationMs, CONFIG_FILE, type ParsedConfig, type WorkspaceConfig, type ConfigProblem, type ConfigProblemCode, type OffsetSpan } from './config/parse-config';

@@ -2,9 +2,7 @@
  * @lightsop/runtime: executes LightSOPLang plans (sections 5 to 8 of the spec) and hosts agent
  * sessions. Builds on @lightsop/core; knows nothing of editors.
  */
-export * from './skills/registry';
-export * from './skills/load';
-export { MAX_CONFIG_FILE_BYTES, readLimitedTextFile, readLimitedTextFileSync, UnreadableFileError } from './skills/read-limited';
+export * from './skills/index';
 export * from './values';
 export * from './errors';
 export * from './monitor';

@@ -1,9 +1,8 @@
 /**
- * Skills descriptions (contract.md): a JSON object mapping command names to descriptions, or
- * what a skills module exports (a registry with `listCommands`, or a skills map). Pure: hosts
- * read files and import modules; this module only interprets what they got.
+ * JSON skills descriptions (contract.md): an object mapping command names to descriptions. Pure:
+ * the runtime's skills loader reads the file; this module only interprets its text.
  */
-import { CommandSurface, readRegistryCommands, readSkillsMapCommands, type CommandSource, type SkillsDescription } from '../commands/surface';
+import type { SkillsDescription } from '../commands/surface';
 
 /** A problem with a skills description; `field` names the offending entry when there is one. */
 export class SkillsDescriptionError extends Error {
@@ -34,22 +33,4 @@ export function parseSkillsJson(text: string): SkillsDescription {
     }
   }
   return out;
-}
-
-function isObject(x: unknown): x is Record<string, unknown> {
-  return typeof x === 'object' && x !== null;
-}
-
-/**
- * The description of a skills module's default export: a registry (`listCommands`) or a skills
- * map (`{ NAME: { description, run } }`). Throws a SkillsDescriptionError for anything else.
- */
-export function describeSkillsExport(exported: unknown, source?: CommandSource): CommandSurface {
-  if (isObject(exported) && typeof exported.listCommands === 'function') {
-    return new CommandSurface(readRegistryCommands(exported as { listCommands(): unknown }, source));
-  }
-  if (isObject(exported) && !Array.isArray(exported) && Object.values(exported).every((v) => isObject(v) && typeof v.run === 'function')) {
-    return new CommandSurface(readSkillsMapCommands(exported, source));
-  }
-  throw new SkillsDescriptionError('the default export must be a commands registry ({ listCommands, executeCommand }) or a skills map ({ NAME: { description, run } })');
 }

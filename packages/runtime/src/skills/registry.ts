@@ -85,17 +85,22 @@ export function registryFromSkillsMap(map: SkillsMap, source?: CommandSource): C
 }
 
 /**
- * Turns a skills module's default export into a registry, or throws a TypeError saying what a
- * module must export.
+ * Why a value can serve neither as a registry nor as a skills map, or null when it can: what a
+ * skills module's default export must be.
  */
-export function toCommandRegistry(exported: unknown, origin = 'skills module'): CommandRegistry {
-  if (isCommandRegistry(exported)) return exported;
+export function commandRegistryProblem(exported: unknown): string | null {
+  if (isCommandRegistry(exported)) return null;
   if (isObject(exported) && ('listCommands' in exported || 'executeCommand' in exported)) {
     const missing = ['listCommands', 'executeCommand'].filter((k) => typeof exported[k] !== 'function');
-    throw new TypeError(`${origin}: commandsRegistry.${missing[0]} must be a function`);
+    return `commandsRegistry.${missing[0]} must be a function`;
   }
-  if (isSkillsMap(exported)) return registryFromSkillsMap(exported, { kind: 'skills-map', name: origin });
-  throw new TypeError(
-    `${origin}: the default export must be a commands registry ({ listCommands, executeCommand }) or a skills map ({ NAME: { description, run } })`,
-  );
+  if (isSkillsMap(exported)) return null;
+  return 'the default export must be a commands registry ({ listCommands, executeCommand }) or a skills map ({ NAME: { description, run } })';
+}
+
+/** Turns a registry or a skills map into a registry, or throws a TypeError saying what it must be. */
+export function toCommandRegistry(exported: unknown, origin = 'skills module'): CommandRegistry {
+  const problem = commandRegistryProblem(exported);
+  if (problem !== null) throw new TypeError(`${origin}: ${problem}`);
+  return isCommandRegistry(exported) ? exported : registryFromSkillsMap(exported as SkillsMap, { kind: 'skills-map', name: origin });
 }
