@@ -25,7 +25,10 @@ export default tseslint.config(
         patterns: [
           { group: editor, message: 'core imports nothing from the editor (ARCHITECTURE.md)' },
           { group: ['node:*', 'fs', 'path', 'child_process', 'http', 'https', 'net', 'os'], message: 'core does no I/O (ARCHITECTURE.md)' },
-          { group: ['@lightsop/runtime*', '@lightsop/language-server*', '@lightsop/cli*', '**/runtime/**', '**/language-server/**', '**/cli/**'], message: 'core depends on no other package' },
+          {
+            group: ['@lightsop/*', '!@lightsop/core', '**/runtime/**', '**/sessions/**', '**/language-server/**', '**/cli/**', '**/extension/**'],
+            message: 'core depends on no other package',
+          },
         ],
       }],
       'no-console': 'error',
@@ -37,7 +40,24 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: editor, message: 'the runtime knows nothing of editors (ARCHITECTURE.md)' },
-          { group: ['@lightsop/language-server*', '@lightsop/cli*', '**/language-server/**', '**/cli/src/**'], message: 'the runtime imports only core' },
+          {
+            group: ['@lightsop/sessions*', '@lightsop/language-server*', '@lightsop/cli*', '**/sessions/**', '**/language-server/**', '**/cli/src/**'],
+            message: 'the runtime imports only core: sessions build on the runtime, never the other way (ARCHITECTURE.md)',
+          },
+        ],
+      }],
+    },
+  },
+  {
+    files: ['packages/sessions/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'sessions know nothing of editors (ARCHITECTURE.md)' },
+          {
+            group: ['@lightsop/language-server*', '@lightsop/cli*', '**/language-server/**', '**/cli/src/**', '**/runtime/src/**'],
+            message: 'sessions import core and the runtime through their public entries only',
+          },
         ],
       }],
     },
@@ -50,7 +70,10 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: editor, message: 'the runtime knows nothing of editors (ARCHITECTURE.md)' },
-          { group: ['../*', '!../values'], message: 'the skills loader (@lightsop/runtime/skills) imports only core, node and ../values: the language server bundles it' },
+          {
+            group: ['../*', '!../values', '@lightsop/*', '!@lightsop/core'],
+            message: 'the skills loader (@lightsop/runtime/skills) imports only core, node and ../values: the language server bundles it',
+          },
         ],
       }],
     },

@@ -15,6 +15,7 @@ const alias = {
   '@lightsop/runtime/compat': p('packages/runtime/src/compat/index.ts'),
   '@lightsop/runtime/skills': p('packages/runtime/src/skills/index.ts'),
   '@lightsop/runtime': p('packages/runtime/src/index.ts'),
+  '@lightsop/sessions': p('packages/sessions/src/index.ts'),
   '@lightsop/language-server': p('packages/language-server/src/index.ts'),
 };
 const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@lightsop/*'];
@@ -26,6 +27,7 @@ const targets = [
   { entry: 'packages/runtime/src/index.ts', out: 'packages/runtime/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/compat/index.ts', out: 'packages/runtime/dist/compat.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/skills/index.ts', out: 'packages/runtime/dist/skills.js', format: 'esm', external: libExternal },
+  { entry: 'packages/sessions/src/index.ts', out: 'packages/sessions/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, banner: esmBanner },
   { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'] },

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   LoopSession, SopSession, approveAllSupervisor, createStandardSkills, sessionCommands, toolsFromRegistry, type ToolChoice,
-} from '@lightsop/runtime';
+} from '@lightsop/sessions';
 import { decision, recordingSupervisor, stubAgent, tempDir } from '../sessions/helpers';
 import { call } from './helpers';
 

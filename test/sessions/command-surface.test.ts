@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { CommandSurface, analyzePlan } from '@lightsop/core';
 import { Interpreter, type CommandRegistry, type LlmAgent } from '@lightsop/runtime';
-import { LoopSession, SopSession, combineRegistries, sessionCommands, toolsFromRegistry } from '@lightsop/runtime';
+import { LoopSession, SopSession, combineRegistries, sessionCommands, toolsFromRegistry } from '@lightsop/sessions';
 import { stubAgent } from './helpers';
 
 /** A registry that lists its commands in every form the protocol allows, and some it does not. */

@@ -5,10 +5,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createResponder, type CommandRegistry } from '@lightsop/runtime';
 import {
-  LoopSession, SopSession, approveAllSupervisor, combineRegistries, createStandardSkills, createResponder, sessionCommands, toolsFromRegistry,
-  type CommandRegistry, type Supervisor,
-} from '@lightsop/runtime';
+  LoopSession, SopSession, approveAllSupervisor, combineRegistries, createStandardSkills, sessionCommands, toolsFromRegistry, type Supervisor,
+} from '@lightsop/sessions';
 import { testRegistry } from '../helpers/registry';
 import { decision, recordingSupervisor, stubAgent, tempDir } from './helpers';
 

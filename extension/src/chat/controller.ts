@@ -13,13 +13,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import { BUILTIN_COMMANDS, CANNOT_COMPLETE, CommandSurface, analyzePlan } from '@lightsop/core';
+import type { CommandRegistry, LlmAgent } from '@lightsop/runtime';
 import {
   ChangeError, SessionError, changeEffort, changeModel, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills,
-  defineAgentLoop, historyFromInitial, sessionCommands, stableStringify, toolsFromRegistry,
-  type ApprovalDecision, type Change, type CommandId, type CommandRegistry, type LlmAgent, type LoopDefinition, type LoopId,
-  type LoopSession, type LoopTurnResult, type PlanReview, type PlanReviewDecision, type RegistryEvent, type SessionController, type SessionEvent,
-  type SopSession, type Supervisor, type ToolChoice, type TurnOutcome,
-} from '@lightsop/runtime';
+  defineAgentLoop, historyFromInitial, sessionCommands, stableStringify, toolsFromRegistry, type ApprovalDecision, type Change,
+  type CommandId, type LoopDefinition, type LoopId, type LoopSession, type LoopTurnResult, type PlanReview, type PlanReviewDecision,
+  type RegistryEvent, type SessionController, type SessionEvent, type SopSession, type Supervisor, type ToolChoice, type TurnOutcome,
+} from '@lightsop/sessions';
 import {
   BUILTIN_MODES, DEFAULT_MODEL, applyPanelEvent, emptyState, newTab, offersLoop, offersRetry, type ApprovalState, type ChatState, type Effort,
   type FailureView, type ModelOption, type OutcomeView, type PanelEvent, type PlanStep, type ProgressView, type ProviderView, type Regime,

@@ -16,9 +16,7 @@ import {
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { analyzePlan, isEnglishSource, type Argument } from '@lightsop/core';
-import {
-  dataText, Interpreter, UnlimitedExecutionMonitor, type CommandRegistry, type RunEvent, type UpdateResult,
-} from '@lightsop/runtime';
+import { dataText, Interpreter, UnlimitedExecutionMonitor, type CommandRegistry, type RunEvent, type UpdateResult } from '@lightsop/runtime';
 import { diagnosticLine, oneLine, STATUS_GLYPH } from '../run/format';
 import type { VariableState } from '../run/results';
 import { placeBreakpoint, planLines, type PlanLines } from './breakpoints';

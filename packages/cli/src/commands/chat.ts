@@ -12,11 +12,11 @@ import { createInterface, type Interface } from 'node:readline';
 import path from 'node:path';
 import pc from 'picocolors';
 import { CANNOT_COMPLETE } from '@lightsop/core';
+import type { CommandRegistry } from '@lightsop/runtime';
 import {
-  approveAllSupervisor, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills,
-  defineAgentLoop, type CommandId, type CommandRegistry, type RegistryEvent, type SessionEvent,
-  type ApprovalDecision, type SopPromptResult, type Supervisor, type ToolChoice, type TurnOutcome,
-} from '@lightsop/runtime';
+  approveAllSupervisor, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills, defineAgentLoop, type CommandId,
+  type RegistryEvent, type SessionEvent, type ApprovalDecision, type SopPromptResult, type Supervisor, type ToolChoice, type TurnOutcome,
+} from '@lightsop/sessions';
 import { findConfig } from '../config';
 import { CliError } from '../errors';
 import type { Io } from '../io';

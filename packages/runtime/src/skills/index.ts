@@ -4,11 +4,11 @@
  * to know what commands a skills file provides (the language server) imports this entry alone.
  */
 export {
-  isCommandRegistry, isSkillsMap, registryFromSkillsMap, toCommandRegistry, commandRegistryProblem,
+  isCommandRegistry, isSkillsMap, registryFromSkillsMap, toCommandRegistry,
   type CommandPayload, type ValueRecord, type Responder, type CancelHeuristic, type CommandRegistry, type SkillDefinition, type SkillsMap,
 } from './registry';
 export {
-  loadSkillsFile, registryFromModule, parseSkillsDescription, isSkillsModule, skillsLoadTimeoutMs, DEFAULT_SKILLS_TIMEOUT_MS,
-  SkillsLoadError, SkillsLoadTimeoutError, SkillsTimeoutSettingError, type LoadedSkills, type LoadSkillsOptions, type SkillsLoadProblem,
+  loadSkillsFile, isSkillsModule, skillsLoadTimeoutMs, DEFAULT_SKILLS_TIMEOUT_MS, SkillsLoadError, SkillsLoadTimeoutError, SkillsTimeoutSettingError,
+  type LoadedSkills, type LoadSkillsOptions, type SkillsLoadProblem,
 } from './load';
 export { MAX_CONFIG_FILE_BYTES, readLimitedTextFile, readLimitedTextFileSync, UnreadableFileError } from './read-limited';

@@ -5,8 +5,7 @@
  * tool result (pause-for-input data included); a failure or cancellation is a tool error.
  */
 import { CommandSurface } from '@lightsop/core';
-import { createResponder } from '../responder';
-import type { CommandRegistry } from '../skills/registry';
+import { createResponder, type CommandRegistry } from '@lightsop/runtime';
 import type { LoopTool } from './loop-session';
 import { markSupervised } from './supervisor';
 import type { SessionCommandPayload } from './types';

@@ -9,10 +9,10 @@
 import { spawn } from 'node:child_process';
 import path from 'node:path';
 import { CommandSurface, readRegistryCommands } from '@lightsop/core';
-import { errorText } from '../agent/control';
-import { denialText, followUpApprover, isSupervised, normalizeDecision, type FollowUpRequest } from '../agent/supervisor';
-import type { CommandInfo, Supervisor } from '../agent/types';
-import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
+import type { CommandPayload, CommandRegistry, Responder } from '@lightsop/runtime';
+import { errorText } from '../control';
+import { denialText, followUpApprover, isSupervised, normalizeDecision, type FollowUpRequest } from '../supervisor';
+import type { CommandInfo, Supervisor } from '../types';
 import { editWorkspaceFile, listWorkspaceFolder, readWorkspaceFile, realRoot, writeWorkspaceFile } from './workspace';
 
 export { WorkspacePathError, resolveInWorkspace } from './workspace';

@@ -6,7 +6,7 @@
  * never talks to a provider directly and never runs a plan that failed validation.
  */
 import { ASSIGN, CommandSurface, builtinCommand, isFinalCommand, parsePlan, type ReservedName } from '@lightsop/core';
-import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
+import type { CommandPayload, CommandRegistry, Responder } from '@lightsop/runtime';
 import {
   EventHub, PromptControl, PromptInterrupted, appendInterruption, checkSignal, errorText, hasKey, interruptionMessage, jsonSafe,
   looksLikeFreshInstruction, unwrapFence,

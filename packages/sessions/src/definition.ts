@@ -4,7 +4,7 @@
  * and, when the definition lists delegates, a `delegate` command and tool that run work in a
  * child loop through the registry. Hosts with other needs write their own `createSessions`.
  */
-import type { CommandRegistry } from '../skills/registry';
+import type { CommandRegistry } from '@lightsop/runtime';
 import { LoopSession, type LoopSessionOptions } from './loop-session';
 import type { LoopBuildContext, LoopDefinition, ModeName, ModeSpec, ModelRef } from './registry';
 import { SopSession, type SopSessionOptions } from './sop-session';

@@ -4,7 +4,7 @@
  * only; nothing here talks to a provider or runs a tool.
  */
 import type { CLARIFY_CONTEXT } from '@lightsop/core';
-import type { CommandPayload, CommandRegistry } from '../skills/registry';
+import type { CommandPayload, CommandRegistry } from '@lightsop/runtime';
 
 export type ChatRole = 'system' | 'user' | 'assistant';
 /** One role-separated message of a session's conversation (sessions.md 1.1). */
