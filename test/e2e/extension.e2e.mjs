@@ -488,9 +488,20 @@ async function trustedWorkspace() {
   await vs.shot('completion');
   await closeSuggest(page);
   check('completion after "@count " lists the skills commands greet, upper, word_count, pause');
-  // Back to broken.sop as it is on disk.
+  // Back to broken.sop as it is on disk. The edits are only in the editor (auto save is off in
+  // the harness): the tab is dirty and the file still holds the fixture's text.
+  const brokenOnDisk = fs.readFileSync(path.join(WORKSPACE, 'plans', 'broken.sop'), 'utf8');
+  const brokenTab = page.locator('.tabs-container .tab', { hasText: 'broken.sop' }).first();
+  const isDirty = async () => (await brokenTab.getAttribute('class')).split(/\s+/).includes('dirty');
+  await waitFor('the broken.sop tab to show unsaved edits', isDirty, 10000);
+  if (fs.readFileSync(path.join(vs.dirs.ws, 'plans', 'broken.sop'), 'utf8') !== brokenOnDisk) throw new Error('the edits of broken.sop were written to disk');
   await vs.runCommand('File: Revert File');
-  await waitFor('broken.sop to be reverted', async () => (await editor.locator('.view-line').allInnerTexts()).filter((t) => t.trim()).length === 3);
+  await waitFor('broken.sop to be reverted (tab clean, the editor shows the file on disk)', async () => {
+    const clean = !(await isDirty());
+    // Monaco reuses line elements, so their DOM order is not the line order: compare sorted.
+    const shown = (await editor.locator('.view-line').allInnerTexts()).map((t) => t.replace(/\u00a0/g, ' ').trimEnd()).filter(Boolean).sort();
+    return clean && JSON.stringify(shown) === JSON.stringify(brokenOnDisk.split('\n').filter(Boolean).sort()) ? true : new Error(`clean: ${clean}, lines: ${JSON.stringify(shown)}`);
+  });
 
   // 4. Run Plan from the palette: every declaration's result.
   await vs.openFile('plans/hello.sop');
@@ -641,6 +652,16 @@ async function trustedWorkspace() {
   log('lint:', JSON.stringify(lint));
   if (!/linted 5 plans: 1 error,/.test(lint)) throw new Error(`unexpected lint summary ${JSON.stringify(lint)}`);
   check('Lint Workspace checks the 5 plans of the workspace: the one error is broken.sop\'s $nmae');
+
+  // 11a. Run Plan on a plan with an error starts nothing: it says so, and no variable gets a value.
+  await vs.openFile('plans/broken.sop');
+  await vs.runCommand('LightSOPLang: Run Plan');
+  const refusedRun = await vs.notification('nothing was run', 30000);
+  log('run broken.sop:', JSON.stringify(refusedRun));
+  if (!/broken\.sop has 1 error; nothing was run/.test(refusedRun)) throw new Error(`unexpected Run Plan refusal ${JSON.stringify(refusedRun)}`);
+  const brokenRows = (await (await variablesPane(page)).locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+  if (brokenRows.some((t) => t.includes('Grace Hopper') || t.includes('success'))) throw new Error(`a declaration of broken.sop ran: ${JSON.stringify(brokenRows)}`);
+  check('Run Plan on broken.sop starts nothing: "broken.sop has 1 error; nothing was run."');
 
   await debugging(vs);
   await chat(vs);
