@@ -29,7 +29,7 @@ export function lintPlanText(text: string, skills: SkillsDescription | null): Ed
 
 export type ConfigCheck =
   | { readonly ok: true; readonly plans: readonly string[] | null }
-  /** `message` is the CLI's (file, then the problem, which names the field); `diagnostic` goes on the config file. */
+  /** `message` is the CLI's (the file's path, then the problem, which names the field); `diagnostic` goes on the config file. */
   | { readonly ok: false; readonly message: string; readonly diagnostic: EditorDiagnostic };
 
 /** Whether a config's text lets its folder be linted, and with which `plans` globs (null: every plan). */
@@ -43,7 +43,8 @@ export function checkConfig(file: string, text: string): ConfigCheck {
   return {
     ok: false,
     message: `${file}: ${problem}`,
-    diagnostic: { range: editorRange(textDocument(text), span), severity: 'error', code: first?.code ?? 'invalid-config', message: problem },
+    // Worded as the language server words it on the same file, so that one can stand for the other.
+    diagnostic: { range: editorRange(textDocument(text), span), severity: 'error', code: first?.code ?? 'invalid-config', message: `${CONFIG_FILE}: ${problem}` },
   };
 }
 
@@ -51,7 +52,7 @@ export function checkConfig(file: string, text: string): ConfigCheck {
 export function unreadableConfig(file: string, reason: string): ConfigCheck {
   const problem = `cannot read (${reason})`;
   const start = { line: 0, character: 0 };
-  return { ok: false, message: `${file}: ${problem}`, diagnostic: { range: { start, end: start }, severity: 'error', code: 'invalid-config', message: problem } };
+  return { ok: false, message: `${file}: ${problem}`, diagnostic: { range: { start, end: start }, severity: 'error', code: 'invalid-config', message: `${CONFIG_FILE}: ${problem}` } };
 }
 
 /**

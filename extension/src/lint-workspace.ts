@@ -89,7 +89,11 @@ export class WorkspaceLinter implements vscode.Disposable {
         invalidConfigs.push(config.check.message);
         errors++;
         this.output.appendLine(`  ${config.check.message}: the plans of ${folder.name} were not linted`);
-        this.collection.set(config.uri, [toVsDiagnostic(config.check.diagnostic)]);
+        // The language server shows the same problem on the file while the workspace is open:
+        // one entry in the Problems panel is enough, so a copy is added only when it has none.
+        const problem = toVsDiagnostic(config.check.diagnostic);
+        const shown = vscode.languages.getDiagnostics(config.uri).some((d) => d.message === problem.message && d.range.isEqual(problem.range));
+        if (!shown) this.collection.set(config.uri, [problem]);
         continue;
       }
       const seen = new Set<string>();

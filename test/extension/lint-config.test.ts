@@ -4,8 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { execFileSync } from 'node:child_process';
 import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { checkConfig, readFolderConfig } from '../../extension/src/lint-plans';
 import { ensureBuilt, lightsop, tempTree } from '../helpers/cli';
+import { startInProcess } from '../protocol/helpers';
 
 /** What `lightsop lint` says about a folder with this config: its exit code and its one error line. */
 function cliVerdict(dir: string): { code: number; message: string } {
@@ -34,7 +36,9 @@ describe('Lint Workspace refuses an invalid config as lightsop lint does', () =>
       expect(check.message).toBe(cli.message);
       expect(check.message.startsWith(`${path.join(dir, 'lightsop.config.json')}: `)).toBe(true);
       expect(check.diagnostic).toMatchObject({ severity: 'error', code: 'invalid-config' });
-      expect(cli.message.endsWith(check.diagnostic.message)).toBe(true);
+      // The diagnostic names the file as the language server's does; the CLI gives its path.
+      expect(check.diagnostic.message.startsWith('lightsop.config.json: ')).toBe(true);
+      expect(cli.message.endsWith(`/${check.diagnostic.message}`)).toBe(true);
     }, 60_000);
   }
 
@@ -42,7 +46,7 @@ describe('Lint Workspace refuses an invalid config as lightsop lint does', () =>
     const check = checkConfig('/w/lightsop.config.json', '{\n  "skills": "./skills.json",\n  "plans": 5\n}\n');
     expect(check).toMatchObject({
       ok: false,
-      diagnostic: { range: { start: { line: 2, character: 11 }, end: { line: 2, character: 12 } }, message: 'field "plans" must be an array of glob strings' },
+      diagnostic: { range: { start: { line: 2, character: 11 }, end: { line: 2, character: 12 } }, message: 'lightsop.config.json: field "plans" must be an array of glob strings' },
     });
   });
 
@@ -60,4 +64,19 @@ describe('Lint Workspace refuses an invalid config as lightsop lint does', () =>
     expect(cliVerdict(dir).code).toBe(0);
     expect(await readFolderConfig(tempTree(PLANS))).toBeNull();
   }, 60_000);
+
+  it('words and places the problem as the language server does on the same file, so one entry can stand for both', async () => {
+    const text = '{\n  "skills": "./skills.json",\n  "plans": 5\n}\n';
+    const dir = tempTree({ ...PLANS, 'lightsop.config.json': text, 'skills.json': '{ "commands": [] }' });
+    const client = startInProcess();
+    try {
+      await client.initialize({ workspaceFolders: [{ uri: pathToFileURL(dir).href, name: 'ws' }] });
+      const published = await client.diagnostics(pathToFileURL(path.join(dir, 'lightsop.config.json')).href);
+      const check = checkConfig(path.join(dir, 'lightsop.config.json'), text);
+      if (check.ok) throw new Error('the config should be refused');
+      expect(published.diagnostics[0]).toMatchObject({ range: check.diagnostic.range, message: check.diagnostic.message, code: check.diagnostic.code, severity: 1 });
+    } finally {
+      client.dispose();
+    }
+  });
 });
