@@ -114,7 +114,8 @@ export function parseInline(text: string, depth = 0): Inline[] {
           const label = text.slice(i + 1, close);
           flush();
           if (safeHref(href)) out.push({ t: 'link', href, c: parseInline(label, depth + 1) });
-          else out.push(...parseInline(label, depth + 1));
+          // A loop, not push(...): a long label can parse into more nodes than a call has arguments.
+          else for (const node of parseInline(label, depth + 1)) out.push(node);
           i = end + 1;
           continue;
         }

@@ -13,6 +13,7 @@ import {
 import { findConfig } from '../config';
 import { CliError } from '../errors';
 import { expandPaths, readPlanFile, stripBom } from '../files';
+import { writeRunJson } from '../formats/run-json';
 import type { Io } from '../io';
 import { loadSkills, skillsPathFor } from '../skills';
 
@@ -168,9 +169,9 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
   const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
   if (options.json) {
-    io.stdout(JSON.stringify({ variables, failures, commands }) + '\n');
+    writeRunJson(io.stdout, { variables: Object.entries(variables), failures, commands });
   } else {
-    io.stdout(summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null }));
+    for (const chunk of summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null })) io.stdout(chunk);
   }
   if (aborted) io.stderr(`lightsop: ${timedOut ? `timed out after ${options.timeout} ms` : 'interrupted'}; the results above are what finished\n`);
   return declared.every((e) => e.value.status === 'success') ? 0 : 1;
@@ -185,15 +186,32 @@ function glyph(status: string, c: Colors): string {
   return c.dim('○');
 }
 
-function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, options: { rows: boolean }): string {
-  const width = Math.min(24, Math.max(0, ...rows.map((r) => r.name.length + 1)));
+/** The width of the `@name` column: the longest name, at most 24 (a loop: a plan can have 200k names). */
+function nameColumnWidth(names: readonly string[]): number {
+  let width = 0;
+  for (const name of names) width = Math.max(width, name.length + 1);
+  return Math.min(24, width);
+}
+
+/** Rows per piece of the summary: the text of 200k rows is written in parts, never joined whole. */
+const SUMMARY_ROWS_PER_CHUNK = 10_000;
+
+/**
+ * The text summary as pieces to write in order. The answer is a piece of its own, so an answer
+ * of hundreds of millions of characters is printed whole and never concatenated with the rows.
+ */
+function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, options: { rows: boolean }): string[] {
+  const width = nameColumnWidth(rows.map((r) => r.name));
+  const pieces: string[] = [];
   // After a live board the rows are already on the screen: only the answer and the totals follow.
-  const out = options.rows ? rows.map((r) => `${glyph(r.value.status, c)} ${`@${r.name}`.padEnd(width)}  ${r.value.status.padEnd(9)} ${oneLine(dataText(r.value))}`) : [];
+  for (let i = 0; options.rows && i < rows.length; i += SUMMARY_ROWS_PER_CHUNK) {
+    pieces.push(rows.slice(i, i + SUMMARY_ROWS_PER_CHUNK).map((r) => `${glyph(r.value.status, c)} ${`@${r.name}`.padEnd(width)}  ${r.value.status.padEnd(9)} ${oneLine(dataText(r.value))}\n`).join(''));
+  }
   const count = (s: string) => rows.filter((r) => r.value.status === s).length;
   const answer = rows.find((r) => r.name === 'lastAnswer' && r.value.status === 'success');
-  if (answer) out.push('', c.bold('Answer:'), dataText(answer.value), '');
-  out.push(`${rows.length} variable${rows.length === 1 ? '' : 's'}: ${count('success')} succeeded, ${count('fail')} failed, ${count('canceled')} canceled, ${count('undefined')} not run (${ms} ms)`);
-  return out.join('\n') + '\n';
+  if (answer) pieces.push(`\n${c.bold('Answer:')}\n`, dataText(answer.value), '\n\n');
+  pieces.push(`${rows.length} variable${rows.length === 1 ? '' : 's'}: ${count('success')} succeeded, ${count('fail')} failed, ${count('canceled')} canceled, ${count('undefined')} not run (${ms} ms)\n`);
+  return pieces;
 }
 
 /**
@@ -239,7 +257,7 @@ class LiveBoard {
 
   private draw(): void {
     const c = this.c;
-    const width = Math.min(24, Math.max(0, ...this.names.map((n) => n.length + 1)));
+    const width = nameColumnWidth(this.names);
     const columns = Math.max(40, (this.io.columns || 80) - 1);
     let out = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     for (const name of this.names) {
