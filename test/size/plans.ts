@@ -45,13 +45,14 @@ export interface BuiltRun {
  * megabytes) and kills it when it outlives `timeoutMs`, so a hang fails the test instead of
  * leaving a process behind.
  */
-export function runBuilt(args: string[], options: { cwd: string; timeoutMs?: number; env?: Record<string, string> }): Promise<BuiltRun> {
+export function runBuilt(args: string[], options: { cwd: string; timeoutMs?: number; env?: Record<string, string>; input?: string }): Promise<BuiltRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(repoRoot, 'packages/cli/bin/lightsop.js'), ...args], {
       cwd: options.cwd,
       env: { ...process.env, NO_COLOR: '1', ...options.env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: ['pipe', 'pipe', 'pipe'],
     });
+    child.stdin.end(options.input ?? '');
     const out: Buffer[] = [];
     const err: Buffer[] = [];
     child.stdout.on('data', (d: Buffer) => out.push(d));
