@@ -8,8 +8,8 @@ import { ensureBuilt, tempTree } from '../helpers/cli';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server';
 import { runBuilt, SIZE } from './plans';
 
-const KILL_AFTER = 50_000;
-const TIMEOUT = 60_000;
+const KILL_AFTER = 100_000;
+const TIMEOUT = 120_000;
 
 let server: LlmServer | null = null;
 afterEach(async () => {
