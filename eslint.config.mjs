@@ -19,6 +19,18 @@ export default tseslint.config(
     },
   },
   {
+    // Spreading an array into a call passes one argument per item, and V8 overflows the stack at
+    // about 125,000 (a 150k-member cycle broke lint this way). Bounded spreads may stay behind an
+    // eslint-disable comment that says why they are bounded.
+    files: ['packages/*/src/**/*.ts', 'extension/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: 'CallExpression > SpreadElement, NewExpression > SpreadElement',
+        message: 'No spread into a call (fn(...items), push(...items), Math.max(...items)): about 125k items overflow the stack. Use a loop; if the array is bounded, disable this line with a comment that says why.',
+      }],
+    },
+  },
+  {
     files: ['packages/core/src/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {

@@ -72,6 +72,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const doc = await targetDocument(arg);
       if (doc) await runner.run(doc);
     }),
+    // eslint-disable-next-line no-restricted-syntax -- bounded: registerPlanDebugger returns a fixed handful of disposables.
     ...registerPlanDebugger(results),
     vscode.commands.registerCommand(DEBUG_COMMAND, async (arg?: unknown) => {
       const doc = await targetDocument(arg);

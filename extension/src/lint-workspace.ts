@@ -153,8 +153,9 @@ export async function lintWorkspaceCommand(linter: WorkspaceLinter): Promise<Lin
     });
   }
   const text = `LightSOPLang: linted ${summary.files} plan${summary.files === 1 ? '' : 's'}: ${summary.errors} error${summary.errors === 1 ? '' : 's'}, ${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}.`;
-  const actions = summary.errors + summary.warnings > 0 ? ['Show Problems'] : [];
-  const shown = summary.errors > 0 ? vscode.window.showErrorMessage(text, ...actions) : vscode.window.showInformationMessage(text, ...actions);
+  const shown = summary.errors > 0 ? vscode.window.showErrorMessage(text, 'Show Problems')
+    : summary.warnings > 0 ? vscode.window.showInformationMessage(text, 'Show Problems')
+    : vscode.window.showInformationMessage(text);
   void shown.then((pick) => {
     if (pick === 'Show Problems') void vscode.commands.executeCommand('workbench.actions.view.problems');
   });
