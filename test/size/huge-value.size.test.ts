@@ -3,8 +3,23 @@
 // item 4). The value is all double quotes, so its JSON form (600 million characters) is longer
 // than V8's longest string and must be cut; `commands` holds one text of 600 million characters.
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, tempTree } from '../helpers/cli';
+import { spawn } from 'node:child_process';
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { ensureBuilt, repoRoot, tempTree } from '../helpers/cli';
 import { runBuilt } from './plans';
+
+/** `length` bytes of a file from `start`, as UTF-8 text. */
+function readPart(file: string, start: number, length: number): string {
+  const fd = openSync(file, 'r');
+  try {
+    const buffer = Buffer.alloc(length);
+    const n = readSync(fd, buffer, 0, length, Math.max(0, start));
+    return buffer.subarray(0, n).toString('utf8');
+  } finally {
+    closeSync(fd);
+  }
+}
 
 const LENGTH = 300_000_000;
 const TIMEOUT = 120_000;
@@ -54,14 +69,28 @@ describe('a value longer than JSON can print', () => {
     ]);
   }, TIMEOUT);
 
-  it('text output prints every row and the totals', async () => {
-    const res = await runBuilt(['run', '--skills', 'skills.mjs', 'plan.sop'], { cwd: dir });
-    expect(res.stderr).toBe('');
-    expect(res.code).toBe(0);
-    const lines = res.stdout.trimEnd().split('\n');
-    expect(lines[0]).toMatch(/^✓ @big +success +"+…$/);
-    expect(lines[1]).toMatch(/^✓ @both +success +600000000$/);
-    expect(lines[2]).toMatch(/^✓ @small +success +ok$/);
-    expect(lines[3]).toMatch(/^3 variables: 3 succeeded, 0 failed, 0 canceled, 0 not run/);
+  it('text output prints every row whole (no terminal: rows are never cut) and the totals', async () => {
+    // 300 million characters of output: written to a file and read in parts, not held by the test.
+    const outFile = path.join(dir, 'text-output.txt');
+    const fd = openSync(outFile, 'w');
+    const code = await new Promise<number | null>((resolve, reject) => {
+      const child = spawn(process.execPath, [path.join(repoRoot, 'packages/cli/bin/lightsop.js'), 'run', '--skills', 'skills.mjs', 'plan.sop'], {
+        cwd: dir, env: { ...process.env, NO_COLOR: '1' }, stdio: ['ignore', fd, 'ignore'],
+      });
+      child.on('error', reject);
+      child.on('close', (c) => resolve(c));
+    });
+    closeSync(fd);
+    expect(code).toBe(0);
+    const size = statSync(outFile).size;
+    const head = readPart(outFile, 0, 40);
+    const tail = readPart(outFile, size - 4096, 4096).split('\n');
+    expect(head).toMatch(/^✓ @big +success +"+$/);
+    expect(size).toBeGreaterThan(LENGTH);
+    const rows = tail.slice(-5);
+    expect(rows[1]).toMatch(/^✓ @both +success +600000000$/);
+    expect(rows[2]).toMatch(/^✓ @small +success +ok$/);
+    expect(rows[3]).toMatch(/^3 variables: 3 succeeded, 0 failed, 0 canceled, 0 not run/);
+    expect(rows[0]!.endsWith('"')).toBe(true);
   }, TIMEOUT);
 });
