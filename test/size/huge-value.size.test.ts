@@ -4,7 +4,7 @@
 // than V8's longest string and must be cut; `commands` holds one text of 600 million characters.
 import { beforeAll, describe, expect, it } from 'vitest';
 import { spawn } from 'node:child_process';
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { ensureBuilt, repoRoot, tempTree } from '../helpers/cli';
 import { runBuilt } from './plans';
@@ -87,6 +87,7 @@ describe('a value longer than JSON can print', () => {
     const tail = readPart(outFile, size - 4096, 4096).split('\n');
     expect(head).toMatch(/^✓ @big +success +"+$/);
     expect(size).toBeGreaterThan(LENGTH);
+    rmSync(outFile);
     const rows = tail.slice(-5);
     expect(rows[1]).toMatch(/^✓ @both +success +600000000$/);
     expect(rows[2]).toMatch(/^✓ @small +success +ok$/);
