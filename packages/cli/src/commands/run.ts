@@ -13,6 +13,7 @@ import {
 import { findConfig } from '../config';
 import { CliError } from '../errors';
 import { expandPaths, readPlanFile, stripBom } from '../files';
+import { openRemoteRun, type RemoteRun } from '../distributed';
 import type { Io } from '../io';
 import { loadSkills, skillsPathFor } from '../skills';
 
@@ -24,6 +25,10 @@ export interface RunOptions {
   readonly concurrency?: number;
   readonly llmBaseUrl?: string;
   readonly llmModel?: string;
+  /** Run the commands on the workers of this Redis (docs/scale-out.md). */
+  readonly redis?: string;
+  readonly queue?: string;
+  readonly reconnectTimeout?: number;
 }
 
 const USAGE = 3;
@@ -79,7 +84,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     }
   }
 
-  const skillsPath = skillsPathFor(options.skills, dir, io.cwd);
+  const skillsPath = options.redis ? undefined : skillsPathFor(options.skills, dir, io.cwd);
   let registry = EMPTY_REGISTRY;
   if (skillsPath) {
     const loaded = await loadSkills(skillsPath, USAGE, io.cwd);
@@ -99,6 +104,10 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   if (inputSupplied && /^\s*@input(\s|$)/m.test(text)) {
     io.stderr(`lightsop: warning: ${file.display} declares @input and --input is given; @input takes the input's value and its command does not run\n`);
   }
+
+  // With --redis the commands run on the workers; nothing of the distributed runner loads otherwise.
+  const remote: RemoteRun | null = options.redis ? await openRemoteRun({ ...options, redis: options.redis }, io) : null;
+  if (remote) registry = remote.registry;
 
   const live = io.isTTY && !options.json;
   const c = pc.createColors(io.color);
@@ -161,6 +170,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     if (timer) clearTimeout(timer);
     detach?.();
     board?.finish();
+    await remote?.close();
   }
 
   const declared = interpreter.entries().filter((e) => e.declaration !== null);
@@ -173,6 +183,11 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     io.stdout(summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null }));
   }
   if (aborted) io.stderr(`lightsop: ${timedOut ? `timed out after ${options.timeout} ms` : 'interrupted'}; the results above are what finished\n`);
+  const lost = remote?.failure();
+  if (lost) {
+    io.stderr(`lightsop: ${lost.message}; the results above are what finished\n`);
+    return USAGE;
+  }
   return declared.every((e) => e.value.status === 'success') ? 0 : 1;
 }
 
