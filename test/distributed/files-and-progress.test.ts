@@ -21,10 +21,10 @@ describe('batch inputs', () => {
     const index = indexInputs(file, 'in.jsonl', 'plan1');
     expect(index.count).toBe(3);
     expect([...index.lines]).toEqual([1, 3, 4]);
-    expect(index.ids[0]).toMatch(/^plan1-1-[0-9a-f]{16}$/);
+    expect(index.idOf(0)).toMatch(/^plan1-1-[0-9a-f]{16}$/);
     // The same content on another line is another input.
-    expect(index.ids[2]!.split('-')[2]).toBe(index.ids[0]!.split('-')[2]);
-    expect(index.ids[2]).not.toBe(index.ids[0]);
+    expect(index.idOf(2)!.split('-')[2]).toBe(index.idOf(0)!.split('-')[2]);
+    expect(index.idOf(2)).not.toBe(index.idOf(0));
     const fd = openSync(file, 'r');
     try {
       expect(readInput(fd, index, 1)).toEqual({ x: 1 });
@@ -32,7 +32,7 @@ describe('batch inputs', () => {
     } finally {
       closeSync(fd);
     }
-    expect(indexInputs(file, 'in.jsonl', 'plan2').ids[0]).not.toBe(index.ids[0]);
+    expect(indexInputs(file, 'in.jsonl', 'plan2').idOf(0)).not.toBe(index.idOf(0));
   });
 
   it('a line that is not JSON is an error with file, line and column', () => {

@@ -59,9 +59,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     let skipped = 0;
     let notOkBefore = 0;
     for (let i = 0; i < index.count; i++) {
-      if (!results.done.has(index.ids[i]!)) continue;
+      const id = index.idOf(i);
+      if (!results.done.has(id)) continue;
       skipped++;
-      if (results.notOkBefore.has(index.ids[i]!)) notOkBefore++;
+      if (results.notOkBefore.has(id)) notOkBefore++;
     }
     if (skipped > 0) log(`${skipped} of ${index.count} inputs already have a result in ${options.out.display}; running the other ${index.count - skipped}`);
     if (skipped === index.count) return { total: index.count, skipped, written: 0, notOk: notOkBefore, interrupted: false, failure: null };
@@ -138,7 +139,7 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
               const specs: JobSpec[] = [];
               while (next < index.count && slot.size < options.maxPending && specs.length < 500) {
                 const i = next++;
-                const id = index.ids[i]!;
+                const id = index.idOf(i);
                 if (results.done.has(id)) continue;
                 slot.set(id, i);
                 const data: PlanJobData = { plan: options.plan, input: inputText(readInput(inputFd, index, i)), timeoutMs: options.timeoutMs };

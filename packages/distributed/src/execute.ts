@@ -3,9 +3,9 @@
  * Interpreter calls it, so a command gives the same value here as in a local run), or a whole plan
  * in a fresh Interpreter. Every payload carries the job's idempotency key (`payload.job`).
  */
-import { analyzePlan, isEnglishSource } from '@lightsop/core';
+import { isEnglishSource } from '@lightsop/core';
 import {
-  Interpreter, UnlimitedExecutionMonitor, cancelHeuristic, createResponder, dataText,
+  Interpreter, PlanValidationError, UnlimitedExecutionMonitor, cancelHeuristic, createResponder, dataText,
   type CommandPayload, type CommandRegistry, type JobKey,
 } from '@lightsop/runtime';
 import type { CommandJobData, CommandOutcome, PlanJobData, PlanOutcome } from './protocol';
@@ -69,17 +69,12 @@ export class PlanJobError extends Error {
 }
 
 /**
- * Runs one plan job: validates the plan (a job may come from anyone who can write to Redis), runs
- * it with the input, and reports it as `lightsop run --json` would. A timeout stops the run; the
+ * Runs one plan job: the Interpreter validates the plan (a job may come from anyone who can write
+ * to Redis) and runs it with the input, and reports it as `lightsop run --json` would. A timeout stops the run; the
  * outcome then says so in `aborted`.
  */
 export async function executePlanJob(registry: CommandRegistry, data: PlanJobData, job: JobKey, signal: AbortSignal): Promise<PlanOutcome> {
   if (isEnglishSource(data.plan)) throw new PlanJobError('english scripts are not run by workers; generate the plan first');
-  const errors = analyzePlan(data.plan, { inputDeclared: true }).diagnostics.filter((d) => d.severity === 'error');
-  if (errors.length > 0) {
-    const d = errors[0]!;
-    throw new PlanJobError(`invalid plan: line ${d.range.line}, column ${d.range.column}: ${d.message} [${d.code}]`);
-  }
   const controller = new AbortController();
   const onAbort = () => controller.abort(signal.reason);
   signal.addEventListener('abort', onAbort, { once: true });
@@ -95,7 +90,15 @@ export async function executePlanJob(registry: CommandRegistry, data: PlanJobDat
       executionMonitor: new UnlimitedExecutionMonitor(),
       signal: controller.signal,
     });
-    const result = await interpreter.updateCode(data.plan);
+    let result: Awaited<ReturnType<Interpreter['updateCode']>>;
+    try {
+      // The update validates the plan first and runs nothing when it has errors.
+      result = await interpreter.updateCode(data.plan);
+    } catch (error) {
+      if (!(error instanceof PlanValidationError)) throw error;
+      const d = error.diagnostics.find((x) => x.severity === 'error') ?? error.diagnostics[0];
+      throw new PlanJobError(d ? `invalid plan: line ${d.range.line}, column ${d.range.column}: ${d.message} [${d.code}]` : 'invalid plan');
+    }
     const declared = interpreter.entries().filter((e) => e.declaration !== null);
     const variables: Record<string, { status: string; value: string }> = {};
     for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };

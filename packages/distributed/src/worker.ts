@@ -108,7 +108,8 @@ export async function startWorker(options: WorkerOptions): Promise<WorkerHandle>
     concurrency: options.concurrency,
     lockDuration: options.stallTimeoutMs,
     stalledInterval: options.stallTimeoutMs,
-    // A job whose worker died twice (killed, or a machine lost) fails instead of circulating.
+    // A job may lose its worker twice (killed, a machine lost); a third stall fails it instead
+    // of letting it circulate.
     maxStalledCount: 2,
     autorun: false,
     name: id,
