@@ -98,6 +98,8 @@ describe('lightsop batch: faults', () => {
     expect(values.some((v) => v.value.pid === a.pid)).toBe(true);
     expect(b.stderr()).toMatch(/stalled/);
     expect(run.stderr()).toMatch(/1000 of 1000 inputs have a result/);
+    // Without a terminal, progress comes as plain lines with throughput and ETA.
+    expect(run.stderr()).toMatch(/lightsop batch: \d+\/1000 +\d+% [\d.]+\/s ETA /);
   }, 180_000);
 
   it('Redis restarted (without persistence) half way: the coordinator resubmits what Redis lost; every input once', async () => {

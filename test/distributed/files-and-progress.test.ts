@@ -8,6 +8,7 @@ import { hostname, tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { formatEta, formatProgress, parseRedisUrl } from '@lightsop/distributed';
+import { ProgressReporter } from '../../packages/distributed/src/progress';
 import { indexInputs, openResults, readInput } from '../../packages/distributed/src/batch-files';
 import { redactText } from '../../packages/distributed/src/redis';
 
@@ -95,6 +96,26 @@ describe('batch progress', () => {
     expect(formatProgress({ done: 10, total: 10, notOk: 2, rate: 312.4 }, 0)).toBe('10/10 100% 312/s ETA 0s (2 not ok)');
     expect(formatEta(185)).toBe('3m05s');
     expect(formatEta(3720)).toBe('1h02m');
+  });
+});
+
+describe('the progress reporter', () => {
+  it('redraws one bar in place on a terminal and ends the line; prints plain lines otherwise', () => {
+    let tty = '';
+    const bar = new ProgressReporter({ total: 4, skipped: 1, tty: true, columns: 100, write: (t) => void (tty += t), intervalMs: 1000 });
+    bar.add(true);
+    bar.add(false);
+    bar.add(true);
+    bar.finish();
+    expect(tty.startsWith('\r\x1b[2K[')).toBe(true);
+    expect(tty.endsWith('4/4 100% -/s ETA 0s (1 not ok)\n')).toBe(true);
+    expect(tty.split('\n')).toHaveLength(2);
+    let plain = '';
+    const lines = new ProgressReporter({ total: 2, skipped: 0, tty: false, columns: 80, write: (t) => void (plain += t), intervalMs: 60_000 });
+    lines.add(true);
+    lines.add(true);
+    lines.finish();
+    expect(plain).toBe('lightsop batch: 2/2 100% -/s ETA 0s\n');
   });
 });
 
