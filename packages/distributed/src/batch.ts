@@ -68,7 +68,8 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     if (skipped === index.count) return { total: index.count, skipped, written: 0, notOk: notOkBefore, interrupted: false, failure: null };
 
     inputFd = openSync(options.inputs.path, 'r');
-    const slot = new Map<string, number>();
+    // The inputs in flight: job id to input number and text (read once from the file).
+    const slot = new Map<string, { i: number; input: string }>();
     let next = 0;
     let written = 0;
     let notOk = notOkBefore;
@@ -82,10 +83,10 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
     let pump: () => Promise<void> = async () => {};
 
     const onEnd = (id: string, end: JobEnd) => {
-      const i = slot.get(id);
-      if (i === undefined) return;
+      const entry = slot.get(id);
+      if (entry === undefined) return;
       slot.delete(id);
-      const record = resultRecord(index.lines[i]!, id, inputText(readInput(inputFd, index, i)), end);
+      const record = resultRecord(index.lines[entry.i]!, id, entry.input, end);
       if (results.append(id, record)) {
         written++;
         const ok = record.status === 'success';
@@ -141,8 +142,9 @@ export async function runBatch(options: BatchOptions): Promise<BatchSummary> {
                 const i = next++;
                 const id = index.idOf(i);
                 if (results.done.has(id)) continue;
-                slot.set(id, i);
-                const data: PlanJobData = { plan: options.plan, input: inputText(readInput(inputFd, index, i)), timeoutMs: options.timeoutMs };
+                const input = inputText(readInput(inputFd, index, i));
+                slot.set(id, { i, input });
+                const data: PlanJobData = { plan: options.plan, input, timeoutMs: options.timeoutMs };
                 specs.push({ id, name: PLAN_JOB, data, opts: jobOpts });
               }
               if (specs.length > 0) await dispatcher.submit(specs);
