@@ -4,13 +4,12 @@
  * good (a clear error, no hang) followed by a rerun that resumes. Each ends with exactly one
  * result line per input.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/cli';
 import { startRedis, type RedisServer } from '../helpers/redis';
-import { jsonLines, killAll, lineCount, spawnCli, startWorkerProcess, waitUntil, type CliProcess } from './procs';
+import { jsonLines, killAll, lineCount, removeTempDirs, spawnCli, startWorkerProcess, tempDir, waitUntil, type CliProcess } from './procs';
 import { existsSync, readdirSync } from 'node:fs';
 
 const SKILLS = path.join(__dirname, 'fixtures/skills.mjs');
@@ -23,7 +22,7 @@ interface Workspace {
 }
 
 function workspace(count: number): Workspace {
-  const dir = mkdtempSync(path.join(tmpdir(), 'lightsop-batch-'));
+  const dir = tempDir('lightsop-batch-');
   const plan = path.join(dir, 'plan.sop');
   writeFileSync(plan, '@r tag $input\n');
   const inputs = path.join(dir, 'inputs.jsonl');
@@ -68,6 +67,7 @@ describe('lightsop batch: faults', () => {
   });
   afterAll(async () => {
     await redis?.dispose();
+    removeTempDirs();
   });
 
   const worker = async (ws: Workspace, queue: string, extra: string[] = [], env: Record<string, string> = {}) => {

@@ -3,16 +3,18 @@
  * (positions in errors, an interrupted last line, a foreign file left alone, the lock), the
  * progress line, and `--redis` URLs (passwords never shown).
  */
-import { closeSync, existsSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
-import { hostname, tmpdir } from 'node:os';
+import { closeSync, existsSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import path from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { formatEta, formatProgress, parseRedisUrl } from '@lightsop/distributed';
 import { ProgressReporter } from '../../packages/distributed/src/progress';
 import { indexInputs, openResults, readInput } from '../../packages/distributed/src/batch-files';
 import { redactText } from '../../packages/distributed/src/redis';
+import { removeTempDirs, tempDir } from './procs';
 
-const tmp = () => mkdtempSync(path.join(tmpdir(), 'lightsop-batch-files-'));
+const tmp = () => tempDir('lightsop-batch-files-');
+afterAll(() => removeTempDirs());
 
 describe('batch inputs', () => {
   it('indexes JSON lines: blank lines skipped, CRLF accepted, ids from plan, line and content', () => {

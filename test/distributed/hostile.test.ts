@@ -4,15 +4,14 @@
  * coordinator turns a worker's nonsense answer into a failed command; a Redis password never
  * reaches a log or an error message.
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/cli';
 import { startRedis, type RedisServer } from '../helpers/redis';
-import { killAll, spawnCli, startWorkerProcess } from './procs';
+import { killAll, removeTempDirs, spawnCli, startWorkerProcess, tempDir } from './procs';
 
 const SKILLS = path.join(__dirname, 'fixtures/skills.mjs');
 const PASSWORD = 'pw-7f3a9c1e';
@@ -31,12 +30,13 @@ describe('hostile jobs, hostile answers, secrets', () => {
   });
   afterAll(async () => {
     await redis?.dispose();
+    removeTempDirs();
   });
 
   const connection = () => ({ host: '127.0.0.1', port: redis.port, password: PASSWORD, maxRetriesPerRequest: null });
 
   it('a worker fails malformed jobs and plans it must not run, stays up, and runs the next good job', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'lightsop-hostile-'));
+    const dir = tempDir('lightsop-hostile-');
     const worker = await startWorkerProcess(redis.url, ['--skills', SKILLS, '--queue', 'hostile'], { cwd: dir, env: { LIGHTSOP_TEST_DIR: dir } });
     const queue = new Queue('hostile', { connection: connection(), prefix: 'bull' });
     const events = new QueueEvents('hostile', { connection: connection(), prefix: 'bull' });
@@ -74,7 +74,7 @@ describe('hostile jobs, hostile answers, secrets', () => {
   }, 90_000);
 
   it("a coordinator fails a command whose worker answers nonsense, and no answer pollutes its objects", async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'lightsop-hostile-'));
+    const dir = tempDir('lightsop-hostile-');
     writeFileSync(path.join(dir, 'plan.sop'), '@a tag x\n@b tag y\n');
     // A fake worker: announced like a real one, answering with garbage.
     const control = new Redis(connection());
@@ -95,7 +95,7 @@ describe('hostile jobs, hostile answers, secrets', () => {
   }, 60_000);
 
   it('the Redis password never appears in a worker log or an error', async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), 'lightsop-hostile-'));
+    const dir = tempDir('lightsop-hostile-');
     const worker = await startWorkerProcess(redis.url, ['--skills', SKILLS, '--queue', 'secret', '--health-interval', '100ms'], { cwd: dir });
     await worker.waitFor(/health: /);
     worker.signal('SIGTERM');

@@ -5,13 +5,12 @@
  * the check does see BullMQ when it is loaded.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, repoRoot } from '../helpers/cli';
-import { BIN } from './procs';
+import { BIN, removeTempDirs, tempDir } from './procs';
 
 const PRELOAD = pathToFileURL(path.join(__dirname, 'fixtures/record-modules.mjs')).href;
 // Strings found only in BullMQ's and ioredis' code.
@@ -19,7 +18,7 @@ const MARKERS = ['Custom Id cannot be integers', 'Connection is closed.'];
 
 /** Runs the built CLI and returns what it exited with and the files of the modules it loaded. */
 function loadedBy(args: string[], cwd: string): { code: number; stderr: string; files: string[] } {
-  const log = path.join(mkdtempSync(path.join(tmpdir(), 'lightsop-modules-')), 'modules.txt');
+  const log = path.join(tempDir('lightsop-modules-'), 'modules.txt');
   writeFileSync(log, '');
   const res = spawnSync(process.execPath, ['--import', PRELOAD, BIN, ...args], {
     cwd,
@@ -39,9 +38,10 @@ describe('the CLI loads BullMQ and ioredis only for distributed commands', () =>
   let dir: string;
   beforeAll(() => {
     ensureBuilt();
-    dir = mkdtempSync(path.join(tmpdir(), 'lightsop-loading-'));
+    dir = tempDir('lightsop-loading-');
     writeFileSync(path.join(dir, 'plan.sop'), '@a assign hello\n@lastAnswer assign $a\n');
   });
+  afterAll(() => removeTempDirs());
 
   it('lint, fmt, graph and a local run do not load them', () => {
     for (const args of [['lint', 'plan.sop'], ['fmt', 'plan.sop'], ['graph', 'plan.sop'], ['run', 'plan.sop', '--json']]) {

@@ -4,7 +4,8 @@
  * reaching N lines), never on fixed sleeps. Every process a test starts is stopped by its id.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { repoRoot } from '../helpers/cli';
 
@@ -135,4 +136,17 @@ export function lineCount(file: string): number {
 /** Parsed JSON lines of a file. */
 export function jsonLines(file: string): Record<string, unknown>[] {
   return readFileSync(file, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as Record<string, unknown>);
+}
+
+const tempDirs: string[] = [];
+
+/** A temporary folder that `removeTempDirs` deletes (call it in afterAll). */
+export function tempDir(prefix: string): string {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  tempDirs.push(dir);
+  return dir;
+}
+
+export function removeTempDirs(): void {
+  for (const dir of tempDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
 }

@@ -4,19 +4,18 @@
  * lets a worker finish its job and take no other, a worker that cannot finish in time returns
  * its job to the queue, and a Redis that goes away for good ends the run with a clear error.
  */
-import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Queue } from 'bullmq';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/cli';
 import { startRedis, type RedisServer } from '../helpers/redis';
-import { killAll, spawnCli, startWorkerProcess, waitUntil, type CliProcess } from './procs';
+import { killAll, removeTempDirs, spawnCli, startWorkerProcess, tempDir, waitUntil, type CliProcess } from './procs';
 
 const SKILLS = path.join(__dirname, 'fixtures/skills.mjs');
 
 function workspace(plan: string): { dir: string; plan: string } {
-  const dir = mkdtempSync(path.join(tmpdir(), 'lightsop-run-redis-'));
+  const dir = tempDir('lightsop-run-redis-');
   writeFileSync(path.join(dir, 'plan.sop'), plan);
   return { dir, plan: path.join(dir, 'plan.sop') };
 }
@@ -40,6 +39,7 @@ describe('lightsop run --redis: cancellation, graceful shutdown, lost Redis', ()
   afterAll(async () => {
     for (const q of queues) await q.close();
     await redis?.dispose();
+    removeTempDirs();
   });
 
   const queueOf = (name: string) => {
