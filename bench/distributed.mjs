@@ -132,6 +132,7 @@ for (const slots of [1, 4]) {
     for (let round = 0; round < 2; round++) rate = Math.max(rate, await batchThroughput(workersCount, slots, slots === 1 ? 80 : 40, round));
     base ??= rate;
     const ideal = workersCount * slots * 50;
+    const previous = rows.at(-1);
     rows.push({
       workers: workersCount,
       'slots/worker': slots,
@@ -139,10 +140,14 @@ for (const slots of [1, 4]) {
       'ideal inputs/s': ideal,
       'vs ideal': (rate / ideal).toFixed(2),
       'scaling efficiency': (rate / (workersCount * base)).toFixed(2),
+      // What the added workers brought, against what one worker alone does.
+      'per added worker': previous ? ((rate - previous.rate) / ((workersCount - previous.workers) * base)).toFixed(2) : '-',
+      rate,
     });
   }
   console.log(`Batch throughput, one command waiting 20 ms per input, ${slots} job slot(s) per worker process (goal: scaling efficiency >= 0.8 up to 4 workers).`);
-  console.table(rows);
+  console.log('scaling efficiency = throughput(W) / (W x throughput(1)); per added worker = throughput gained / (workers added x throughput(1)).');
+  console.table(rows.map(({ rate: _rate, ...row }) => row));
 }
 
 // --- Per-command overhead of run --redis against a local run ---------------------------------
