@@ -19,6 +19,7 @@ import { CliError } from '../errors';
 import { expandPaths, readPlanFile, stripBom } from '../files';
 import { exitAfterOutput, leaveWorkBehind, onIdle } from '../idle';
 import { writeRunJson } from '../formats/run-json';
+import { openRemoteRun, type RemoteRun } from '../distributed';
 import type { Io } from '../io';
 import { createLlmAgent, resolveLlm, type LlmFlags } from '../llm';
 import { loadSkills, skillsPathFor } from '../skills';
@@ -32,6 +33,10 @@ export interface RunOptions extends LlmFlags {
   /** After --timeout or Ctrl-C, how long (ms) commands get to stop before they are given up on. */
   readonly grace?: number;
   readonly concurrency?: number;
+  /** Run the commands on the workers of this Redis (docs/scale-out.md). */
+  readonly redis?: string;
+  readonly queue?: string;
+  readonly reconnectTimeout?: number;
 }
 
 const USAGE = 3;
@@ -85,7 +90,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     }
   }
 
-  const skillsPath = skillsPathFor(options.skills, dir, io.cwd);
+  const skillsPath = options.redis ? undefined : skillsPathFor(options.skills, dir, io.cwd);
   let registry = EMPTY_REGISTRY;
   if (skillsPath) {
     const loaded = await loadSkills(skillsPath, USAGE, io.cwd);
@@ -105,6 +110,10 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   if (inputSupplied && /^\s*@input(\s|$)/m.test(text)) {
     io.stderr(`lightsop: warning: ${terminalText(file.display)} declares @input and --input is given; @input takes the input's value and its command does not run\n`);
   }
+
+  // With --redis the commands run on the workers; nothing of the distributed runner loads otherwise.
+  const remote: RemoteRun | null = options.redis ? await openRemoteRun({ ...options, redis: options.redis }, io) : null;
+  if (remote) registry = remote.registry;
 
   const live = io.isTTY && !options.json;
   const c = pc.createColors(io.color);
@@ -242,10 +251,18 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     throw error;
   } finally {
     cleanUp();
+    await remote?.close();
   }
   // The results are already printed and the process is exiting (a second Ctrl-C, a stuck run).
   if (exitingWith !== null) return exitingWith;
-  return report(commands, aborted);
+  const code = report(commands, aborted);
+  // Redis was lost for good: what finished is printed, and the run is an error, never a success.
+  const lost = remote?.failure();
+  if (lost) {
+    io.stderr(`lightsop: ${terminalText(lost.message)}; the results above are what finished\n`);
+    return USAGE;
+  }
+  return code;
 }
 
 type Colors = ReturnType<typeof pc.createColors>;
