@@ -126,10 +126,10 @@ describe('--redis URLs', () => {
     const t = parseRedisUrl('rediss://worker:s3cret%21@redis.example:6380/2', {});
     expect(t.options).toMatchObject({ host: 'redis.example', port: 6380, db: 2, username: 'worker', password: 's3cret!' });
     expect(t.options.tls).toBeDefined();
-    expect(t.display).toBe('rediss://worker:***@redis.example:6380/2');
+    expect(t.display).toBe('rediss://***@redis.example:6380/2');
     expect(parseRedisUrl('redis://127.0.0.1', { LIGHTSOP_REDIS_PASSWORD: 'fromenv' }).options.password).toBe('fromenv');
     expect(() => parseRedisUrl('redis://h:1/x', {})).toThrow(/the database must be a number/);
     expect(() => parseRedisUrl('not a url :pw@', {})).toThrow(/expected a URL such as redis:\/\/127\.0\.0\.1:6379/);
-    expect(redactText('failed redis://u:topsecret@h:1 now')).toBe('failed redis://u:***@h:1 now');
+    expect(redactText('failed redis://u:topsecret@h:1 now')).toBe('failed redis://***@h:1 now');
   });
 });

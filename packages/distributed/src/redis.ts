@@ -4,6 +4,7 @@
  * into either a reconnection or, after a bound, a clear error. Nothing here hangs forever: every
  * wait has a deadline.
  */
+import { redactSecrets } from '@lightsop/core';
 import { Redis, type RedisOptions } from 'ioredis';
 
 /** A problem the user must fix (a bad URL, a bad option): one line, no stack. */
@@ -68,14 +69,12 @@ export function parseRedisUrl(url: string, env: NodeJS.ProcessEnv = process.env)
 }
 
 function redactUrl(parsed: URL): string {
-  const copy = new URL(parsed.href);
-  if (copy.password) copy.password = '***';
-  return copy.href.replace(/\/$/, '');
+  return redactText(parsed.href.replace(/\/$/, ''));
 }
 
-/** Removes a password from anything that looks like a URL with credentials. */
+/** Removes credentials from anything that looks like a URL with them (core's one redaction). */
 export function redactText(text: string): string {
-  return text.replace(/(\w+:\/\/[^:/@\s]*:)[^@\s]*@/g, '$1***@');
+  return redactSecrets(text);
 }
 
 /** The message of an ioredis error, without credentials. */

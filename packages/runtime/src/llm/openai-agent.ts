@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { format } from 'node:util';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { LlmAgent, PromptOptions } from './agent';
-import { redactSecrets } from './redact';
+import { redactSecrets } from '@lightsop/core';
 
 /** Per request attempt, in milliseconds. */
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
