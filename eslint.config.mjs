@@ -3,6 +3,9 @@
 import tseslint from 'typescript-eslint';
 
 const editor = ['vscode', 'vscode-*', 'vscode-languageserver*', 'vscode-languageclient*'];
+// The distributed runner (BullMQ on Redis) is for the CLI only: nothing else may load it.
+const distributed = ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*', '@lightsop/distributed*', '**/distributed/src/**'];
+const distributedRule = { group: distributed, message: 'only the CLI loads the distributed runner (BullMQ, ioredis; ARCHITECTURE.md)' };
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'test-results/**', 'extension/syntaxes/**', '**/*.vsix'] },
@@ -19,6 +22,18 @@ export default tseslint.config(
     },
   },
   {
+    // Spreading an array into a call passes one argument per item, and V8 overflows the stack at
+    // about 125,000 (a 150k-member cycle broke lint this way). Bounded spreads may stay behind an
+    // eslint-disable comment that says why they are bounded.
+    files: ['packages/*/src/**/*.ts', 'extension/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: 'CallExpression > SpreadElement, NewExpression > SpreadElement',
+        message: 'No spread into a call (fn(...items), push(...items), Math.max(...items)): about 125k items overflow the stack. Use a loop; if the array is bounded, disable this line with a comment that says why.',
+      }],
+    },
+  },
+  {
     files: ['packages/core/src/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
@@ -29,6 +44,7 @@ export default tseslint.config(
             group: ['@lightsop/*', '!@lightsop/core', '**/runtime/**', '**/sessions/**', '**/language-server/**', '**/cli/**', '**/extension/**'],
             message: 'core depends on no other package',
           },
+          distributedRule,
         ],
       }],
       'no-console': 'error',
@@ -44,6 +60,7 @@ export default tseslint.config(
             group: ['@lightsop/sessions*', '@lightsop/language-server*', '@lightsop/cli*', '**/sessions/**', '**/language-server/**', '**/cli/src/**'],
             message: 'the runtime imports only core: sessions build on the runtime, never the other way (ARCHITECTURE.md)',
           },
+          distributedRule,
         ],
       }],
     },
@@ -58,6 +75,7 @@ export default tseslint.config(
             group: ['@lightsop/language-server*', '@lightsop/cli*', '**/language-server/**', '**/cli/src/**', '**/runtime/src/**'],
             message: 'sessions import core and the runtime through their public entries only',
           },
+          distributedRule,
         ],
       }],
     },
@@ -74,6 +92,7 @@ export default tseslint.config(
             group: ['../*', '!../values', '@lightsop/*', '!@lightsop/core'],
             message: 'the skills loader (@lightsop/runtime/skills) imports only core, node and ../values: the language server bundles it',
           },
+          distributedRule,
         ],
       }],
     },
@@ -88,6 +107,24 @@ export default tseslint.config(
             regex: '^@lightsop/(runtime(?!/skills$)|sessions|cli)(/.*)?$|/(runtime|sessions|cli)/src/',
             message: 'the language server imports core and the skills loader (@lightsop/runtime/skills) only',
           },
+          distributedRule,
+        ],
+      }],
+    },
+  },
+  {
+    files: ['extension/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [distributedRule] }],
+    },
+  },
+  {
+    files: ['packages/distributed/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'the distributed runner knows nothing of editors' },
+          { group: ['@lightsop/cli*', '@lightsop/language-server*', '@lightsop/sessions*', '**/cli/src/**', '**/language-server/**', '**/sessions/src/**'], message: 'the distributed runner imports only core and the runtime' },
         ],
       }],
     },

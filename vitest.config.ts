@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^@lightsop\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
       { find: /^@lightsop\/sessions$/, replacement: src('./packages/sessions/src/index.ts') },
       { find: /^@lightsop\/language-server$/, replacement: src('./packages/language-server/src/index.ts') },
+      { find: /^@lightsop\/distributed$/, replacement: src('./packages/distributed/src/index.ts') },
     ],
   },
   test: {

@@ -91,14 +91,14 @@ describe('reading commands', () => {
   });
 
   it('a surface: the first listing that names a command provides it; lookups are by exact own name', () => {
-    const surface = new CommandSurface(readDescriptionCommands({ a: 'first', b: 'b' }), readDescriptionCommands({ a: 'second', c: 'c' }));
+    const surface = new CommandSurface([readDescriptionCommands({ a: 'first', b: 'b' }), readDescriptionCommands({ a: 'second', c: 'c' })]);
     expect(surface.names).toEqual(['a', 'b', 'c']);
     expect(surface.get('a')!.description).toBe('first');
     expect(surface.has('__proto__')).toBe(false);
     expect(surface.has('toString')).toBe(false);
     expect(surface.describe()).toEqual({ a: 'first', b: 'b', c: 'c' });
     expect(CommandSurface.fromDescription({ final_answer: 'x', a: 'y' }).withoutReserved().names).toEqual(['a']);
-    expect(surface.sameAs(new CommandSurface(readDescriptionCommands({ a: 'first', b: 'b', c: 'c' })))).toBe(true);
+    expect(surface.sameAs(new CommandSurface([readDescriptionCommands({ a: 'first', b: 'b', c: 'c' })]))).toBe(true);
     expect(surface.sameAs(CommandSurface.fromDescription({ a: 'first', b: 'b', c: 'changed' }))).toBe(false);
   });
 

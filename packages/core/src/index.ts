@@ -20,3 +20,4 @@ export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type G
 export { parseSkillsJson, SkillsDescriptionError } from './skills/description';
 export { signatureOf } from './signature';
 export { parseConfigText, parseDurationMs, CONFIG_FILE, type ParsedConfig, type WorkspaceConfig, type ConfigProblem, type ConfigProblemCode, type OffsetSpan } from './config/parse-config';
+export { redactSecrets, hasUrlCredentials } from './text/redact';

@@ -13,11 +13,11 @@ export { PlanValidationError, ConfigurationError, PlanGenerationError } from './
 export { DefaultExecutionMonitor, UnlimitedExecutionMonitor, type ExecutionMonitor, type MonitorLimits } from './monitor';
 export { cancelHeuristic } from './cancel-heuristic';
 export { createResponder, type ResponderState } from './responder';
-export { publicForm, dataText, errorText, textOf, type Status, type Value, type RootCause } from './values';
+export { publicForm, dataText, errorText, textOf, nextTimestamp, type Status, type Value, type RootCause } from './values';
 export type { GenerationRequest } from './english/prompt';
 export type { LlmAgent, PromptOptions, ChatMessage } from './llm/agent';
 export {
   OpenAiCompatibleAgent, DEFAULT_LLM_RETRIES, DEFAULT_LLM_TIMEOUT_MS, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings,
 } from './llm/openai-agent';
-export { redactSecrets, hasUrlCredentials } from './llm/redact';
+export { redactSecrets, hasUrlCredentials } from '@lightsop/core';
 export * from './skills/index';

@@ -693,7 +693,7 @@ export class SopSession extends SessionBase {
     const surface: Surface = { userSkills, skillsDescription, inner: registry, wrapped: null, plan, commands, clarify };
     if (registry) {
       wrapped = {
-        listCommands: () => new CommandSurface(CommandSurface.fromRegistry(registry).withoutReserved().commands, reserved).commands,
+        listCommands: () => new CommandSurface([CommandSurface.fromRegistry(registry).withoutReserved().commands, reserved]).commands,
         executeCommand: (payload: CommandPayload, responder: Responder) => this.#executeWrapped(surface, payload, responder),
       };
       (surface as { wrapped: CommandRegistry | null }).wrapped = wrapped;

@@ -215,7 +215,7 @@ export class CommandSurface {
   readonly commands: readonly CommandSpec[];
   readonly #byName = new Map<string, CommandSpec>();
 
-  constructor(...listings: readonly (readonly CommandSpec[])[]) {
+  constructor(listings: readonly (readonly CommandSpec[])[] = []) {
     const commands: CommandSpec[] = [];
     for (const listing of listings) {
       for (const spec of listing) {
@@ -229,12 +229,12 @@ export class CommandSurface {
 
   /** The commands a registry lists. */
   static fromRegistry(registry: { listCommands(): unknown }, source?: CommandSource): CommandSurface {
-    return new CommandSurface(readRegistryCommands(registry, source));
+    return new CommandSurface([readRegistryCommands(registry, source)]);
   }
 
   /** The commands of a skills description. */
   static fromDescription(description: SkillsDescription, source?: CommandSource): CommandSurface {
-    return new CommandSurface(readDescriptionCommands(description, source));
+    return new CommandSurface([readDescriptionCommands(description, source)]);
   }
 
   get size(): number {
@@ -255,7 +255,7 @@ export class CommandSurface {
 
   /** The commands that pass `keep`, in order. */
   filter(keep: (command: CommandSpec) => boolean): CommandSurface {
-    return new CommandSurface(this.commands.filter(keep));
+    return new CommandSurface([this.commands.filter(keep)]);
   }
 
   /** The commands a caller may supply: reserved names left out (the sessions provide those). */

@@ -5,7 +5,7 @@
  */
 export {
   isCommandRegistry, isSkillsMap, registryFromSkillsMap, toCommandRegistry,
-  type CommandPayload, type ValueRecord, type Responder, type CancelHeuristic, type CommandRegistry, type SkillDefinition, type SkillsMap,
+  type CommandPayload, type JobKey, type ValueRecord, type Responder, type CancelHeuristic, type CommandRegistry, type SkillDefinition, type SkillsMap,
 } from './registry';
 export {
   loadSkillsFile, isSkillsModule, skillsLoadTimeoutMs, DEFAULT_SKILLS_TIMEOUT_MS, SkillsLoadError, SkillsLoadTimeoutError, SkillsTimeoutSettingError,

@@ -378,7 +378,7 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
 export function combineRegistries(...registries: (CommandRegistry | null | undefined)[]): CommandRegistry {
   const list = registries.filter((r): r is CommandRegistry => Boolean(r));
   return {
-    listCommands: () => new CommandSurface(...list.map((r) => readRegistryCommands(r))).commands,
+    listCommands: () => new CommandSurface(list.map((r) => readRegistryCommands(r))).commands,
     executeCommand(payload, responder) {
       const r = list.find((candidate) => readRegistryCommands(candidate).some((c) => c.name === payload.command));
       if (!r) throw new Error(`Unknown command ${payload.command}`);
