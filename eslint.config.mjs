@@ -40,7 +40,10 @@ export default tseslint.config(
         patterns: [
           { group: editor, message: 'core imports nothing from the editor (ARCHITECTURE.md)' },
           { group: ['node:*', 'fs', 'path', 'child_process', 'http', 'https', 'net', 'os'], message: 'core does no I/O (ARCHITECTURE.md)' },
-          { group: ['@lightsop/runtime*', '@lightsop/language-server*', '@lightsop/cli*', '**/runtime/**', '**/language-server/**', '**/cli/**'], message: 'core depends on no other package' },
+          {
+            group: ['@lightsop/*', '!@lightsop/core', '**/runtime/**', '**/sessions/**', '**/language-server/**', '**/cli/**', '**/extension/**'],
+            message: 'core depends on no other package',
+          },
           distributedRule,
         ],
       }],
@@ -53,7 +56,42 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: editor, message: 'the runtime knows nothing of editors (ARCHITECTURE.md)' },
-          { group: ['@lightsop/language-server*', '@lightsop/cli*', '**/language-server/**', '**/cli/src/**'], message: 'the runtime imports only core' },
+          {
+            group: ['@lightsop/sessions*', '@lightsop/language-server*', '@lightsop/cli*', '**/sessions/**', '**/language-server/**', '**/cli/src/**'],
+            message: 'the runtime imports only core: sessions build on the runtime, never the other way (ARCHITECTURE.md)',
+          },
+          distributedRule,
+        ],
+      }],
+    },
+  },
+  {
+    files: ['packages/sessions/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'sessions know nothing of editors (ARCHITECTURE.md)' },
+          {
+            group: ['@lightsop/language-server*', '@lightsop/cli*', '**/language-server/**', '**/cli/src/**', '**/runtime/src/**'],
+            message: 'sessions import core and the runtime through their public entries only',
+          },
+          distributedRule,
+        ],
+      }],
+    },
+  },
+  {
+    // The skills loader is the part of the runtime the language server imports: it stays free of
+    // the interpreter and of everything that runs plans.
+    files: ['packages/runtime/src/skills/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'the runtime knows nothing of editors (ARCHITECTURE.md)' },
+          {
+            group: ['../*', '!../values', '@lightsop/*', '!@lightsop/core'],
+            message: 'the skills loader (@lightsop/runtime/skills) imports only core, node and ../values: the language server bundles it',
+          },
           distributedRule,
         ],
       }],
@@ -65,7 +103,10 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['vscode', 'vscode-languageclient*'], message: 'the server speaks LSP, not the VS Code API' },
-          { group: ['@lightsop/runtime*', '@lightsop/cli*', '**/runtime/src/**', '**/cli/src/**'], message: 'the language server imports only core' },
+          {
+            regex: '^@lightsop/(runtime(?!/skills$)|sessions|cli)(/.*)?$|/(runtime|sessions|cli)/src/',
+            message: 'the language server imports core and the skills loader (@lightsop/runtime/skills) only',
+          },
           distributedRule,
         ],
       }],
@@ -83,7 +124,7 @@ export default tseslint.config(
       'no-restricted-imports': ['error', {
         patterns: [
           { group: editor, message: 'the distributed runner knows nothing of editors' },
-          { group: ['@lightsop/cli*', '@lightsop/language-server*', '**/cli/src/**', '**/language-server/**'], message: 'the distributed runner imports only core and the runtime' },
+          { group: ['@lightsop/cli*', '@lightsop/language-server*', '@lightsop/sessions*', '**/cli/src/**', '**/language-server/**', '**/sessions/src/**'], message: 'the distributed runner imports only core and the runtime' },
         ],
       }],
     },

@@ -8,7 +8,9 @@ export default defineConfig({
     alias: [
       { find: /^@lightsop\/core$/, replacement: src('./packages/core/src/index.ts') },
       { find: /^@lightsop\/runtime\/compat$/, replacement: src('./packages/runtime/src/compat/index.ts') },
+      { find: /^@lightsop\/runtime\/skills$/, replacement: src('./packages/runtime/src/skills/index.ts') },
       { find: /^@lightsop\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
+      { find: /^@lightsop\/sessions$/, replacement: src('./packages/sessions/src/index.ts') },
       { find: /^@lightsop\/language-server$/, replacement: src('./packages/language-server/src/index.ts') },
       { find: /^@lightsop\/distributed$/, replacement: src('./packages/distributed/src/index.ts') },
     ],

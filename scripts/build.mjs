@@ -16,7 +16,9 @@ const p = (...parts) => path.join(root, ...parts);
 const alias = {
   '@lightsop/core': p('packages/core/src/index.ts'),
   '@lightsop/runtime/compat': p('packages/runtime/src/compat/index.ts'),
+  '@lightsop/runtime/skills': p('packages/runtime/src/skills/index.ts'),
   '@lightsop/runtime': p('packages/runtime/src/index.ts'),
+  '@lightsop/sessions': p('packages/sessions/src/index.ts'),
   '@lightsop/language-server': p('packages/language-server/src/index.ts'),
   '@lightsop/distributed': p('packages/distributed/src/index.ts'),
 };
@@ -28,6 +30,8 @@ const targets = [
   { entry: 'packages/core/src/index.ts', out: 'packages/core/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/index.ts', out: 'packages/runtime/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/compat/index.ts', out: 'packages/runtime/dist/compat.js', format: 'esm', external: libExternal },
+  { entry: 'packages/runtime/src/skills/index.ts', out: 'packages/runtime/dist/skills.js', format: 'esm', external: libExternal },
+  { entry: 'packages/sessions/src/index.ts', out: 'packages/sessions/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/distributed/src/index.ts', out: 'packages/distributed/dist/index.js', format: 'esm', external: [...libExternal, 'bullmq', 'ioredis'] },
   { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, splitting: true, external: ['msgpackr-extract'], banner: esmBanner },
   { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },

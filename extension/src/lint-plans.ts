@@ -9,7 +9,7 @@
  * (exit 3, a message naming the file and the field): nothing of that folder is linted.
  */
 import path from 'node:path';
-import { analyzePlan, CONFIG_FILE, parseConfigText, type Diagnostic, type SkillsDescription } from '@lightsop/core';
+import { analyzePlan, CONFIG_FILE, parseConfigText, type CommandSurface, type Diagnostic } from '@lightsop/core';
 import { readLimitedTextFile, UnreadableFileError } from '@lightsop/runtime';
 import { editorRange, textDocument, type EditorRange } from './positions';
 
@@ -21,10 +21,10 @@ export interface EditorDiagnostic {
   readonly message: string;
 }
 
-/** Every diagnostic of a plan's text, in core's check order. */
-export function lintPlanText(text: string, skills: SkillsDescription | null): EditorDiagnostic[] {
+/** Every diagnostic of a plan's text, in core's check order, with the folder's commands when known. */
+export function lintPlanText(text: string, commands: CommandSurface | null): EditorDiagnostic[] {
   const positions = textDocument(text);
-  return analyzePlan(text, { skills }).diagnostics.map((d) => ({ range: editorRange(positions, d.range), severity: d.severity, code: d.code, message: d.message }));
+  return analyzePlan(text, { commands }).diagnostics.map((d) => ({ range: editorRange(positions, d.range), severity: d.severity, code: d.code, message: d.message }));
 }
 
 export type ConfigCheck =

@@ -9,7 +9,7 @@
  */
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { CONFIG_FILE, type SkillsDescription } from '@lightsop/core';
+import { CONFIG_FILE, type CommandSurface } from '@lightsop/core';
 import { toVsDiagnostic } from './diagnostics';
 import { LANGUAGE_ID } from './language';
 import { checkConfig, lintPlanText, readFolderConfig, type ConfigCheck } from './lint-plans';
@@ -57,11 +57,11 @@ export class WorkspaceLinter implements vscode.Disposable {
     return { uri, check: checkConfig(uri.toString(), new TextDecoder().decode(bytes)) };
   }
 
-  private async skillsFor(uri: vscode.Uri, notes: Set<string>): Promise<SkillsDescription | null> {
+  private async skillsFor(uri: vscode.Uri, notes: Set<string>): Promise<CommandSurface | null> {
     const settings = planSettings(uri);
     if (!settings.skillsPath) return null;
     try {
-      return (await loadSkillsForHost(settings.skillsPath)).description;
+      return (await loadSkillsForHost(settings.skillsPath)).commands;
     } catch (error) {
       const message = error instanceof SkillsRefusedError
         ? `${error.message} Unknown commands are not reported.`
@@ -107,13 +107,13 @@ export class WorkspaceLinter implements vscode.Disposable {
         }
       }
       uris.sort((a, b) => a.fsPath.localeCompare(b.fsPath));
-      const skills = uris.length > 0 ? await this.skillsFor(uris[0]!, notes) : null;
+      const commands = uris.length > 0 ? await this.skillsFor(uris[0]!, notes) : null;
       for (const uri of uris) {
         if (token?.isCancellationRequested) break;
         files++;
         const openDoc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         const text = openDoc ? openDoc.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)).replace(/^\uFEFF/, '');
-        const diagnostics = lintPlanText(text, skills);
+        const diagnostics = lintPlanText(text, commands);
         const e = diagnostics.filter((d) => d.severity === 'error').length;
         const w = diagnostics.filter((d) => d.severity === 'warning').length;
         errors += e;

@@ -2,7 +2,7 @@
 // message mapping (no system role in VS Code's API), model choice by id and family, streaming,
 // and cancellation (the session's abort signal cancels the request's token).
 import { describe, expect, it } from 'vitest';
-import { createSessionAgent } from '@lightsop/runtime';
+import { createSessionAgent } from '@lightsop/sessions';
 import { NO_VSCODE_MODEL, VsCodeLmAgent, toLmMessages, type LmApi, type LmChatModel, type LmSelector } from '../../extension/src/chat/lm-agent';
 
 interface Sent {

@@ -47,19 +47,19 @@ describe('workspace files that are not plain small files', () => {
   it('a skills file that is a FIFO is refused without blocking', async () => {
     write('lightsop.config.json', { skills: './skills.json' });
     fifo('skills.json');
-    expect(await skillsProblem(await start())).toBe("Skills file './skills.json' cannot be read (not a regular file)");
+    expect(await skillsProblem(await start())).toBe("Skills file './skills.json': cannot read (not a regular file)");
   });
 
   it('a skills file that is /dev/zero is refused before anything is read', async () => {
     write('lightsop.config.json', { skills: '/dev/zero' });
-    expect(await skillsProblem(await start())).toBe("Skills file '/dev/zero' cannot be read (not a regular file)");
+    expect(await skillsProblem(await start())).toBe("Skills file '/dev/zero': cannot read (not a regular file)");
   });
 
   it('a skills file above 8 MiB is refused', async () => {
     write('lightsop.config.json', { skills: './skills.json' });
     write('skills.json', '');
     truncateSync(file('skills.json'), 8 * 1024 * 1024 + 1);
-    expect(await skillsProblem(await start())).toBe("Skills file './skills.json' cannot be read (larger than 8 MiB)");
+    expect(await skillsProblem(await start())).toBe("Skills file './skills.json': cannot read (larger than 8 MiB)");
   });
 
   it('a lightsop.config.json that is a FIFO is reported, and plans are still checked', async () => {

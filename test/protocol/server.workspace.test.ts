@@ -83,7 +83,7 @@ describe('workspace', () => {
     expect(found).toEqual([
       ['invalid-config', 1, '"plan"', expect.stringContaining('unknown field "plan" (did you mean "plans"?)')],
       ['invalid-config', 1, '"apiKey"', expect.stringContaining('LIGHTSOP_LLM_API_KEY')],
-      ['skills-not-loaded', 1, '"./missing.json"', "Skills file './missing.json' does not exist"],
+      ['skills-not-loaded', 1, '"./missing.json"', "Skills file './missing.json': no such file"],
     ]);
     write('lightsop.config.json', '{ "skills": ');
     let mark = c.diagnosticsLog.length;
@@ -159,7 +159,7 @@ describe('workspace', () => {
     const c = await start({ initializationOptions: { trusted: true } });
     const config = await c.diagnostics(uriOf('lightsop.config.json'));
     expect(config.diagnostics[0]).toMatchObject({ code: 'skills-not-loaded', severity: 1 });
-    expect(config.diagnostics[0]!.message).toContain('cannot be loaded');
+    expect(config.diagnostics[0]!.message).toBe("Skills module './skills.mjs': the default export must be a commands registry ({ listCommands, executeCommand }) or a skills map ({ NAME: { description, run } })");
   });
 
   it('handles watched-file notifications from a client that cannot register watchers', async () => {

@@ -1,7 +1,9 @@
 // Spec section 10, items 105 and 107-117: #!english scripts, with a scripted agent object and,
 // end to end, with the real OpenAI-compatible client against a scripted HTTP server.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ConfigurationError, DefaultExecutionMonitor, Interpreter, OpenAiCompatibleAgent, stripFences, type LlmAgent } from '@lightsop/runtime';
+import { ConfigurationError, DefaultExecutionMonitor, Interpreter, OpenAiCompatibleAgent, type LlmAgent } from '@lightsop/runtime';
+// An internal of the runtime, tested directly.
+import { stripFences } from '../../packages/runtime/src/english/prompt';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server';
 import { testRegistry } from '../helpers/registry';
 

@@ -1,7 +1,9 @@
 // Spec section 10, items 80-106: updates, input, auto-cancel and the monitor; plus abort,
 // progress events, "run up to here" and incremental re-runs of a large plan.
 import { describe, expect, it } from 'vitest';
-import { DefaultExecutionMonitor, Interpreter, PlanValidationError, UnlimitedExecutionMonitor, cancelHeuristic, type RunEvent } from '@lightsop/runtime';
+import {
+  DefaultExecutionMonitor, Interpreter, PlanValidationError, UnlimitedExecutionMonitor, cancelHeuristic, type RunEvent,
+} from '@lightsop/runtime';
 import { delay, runPlan, testRegistry } from '../helpers/registry';
 
 async function session(extra = {}, options = {}) {

@@ -1,6 +1,8 @@
 // Spec section 10, items 58-79: values, outcomes and execution.
 import { describe, expect, it } from 'vitest';
-import { DefaultExecutionMonitor, Interpreter, createValue } from '@lightsop/runtime';
+import { DefaultExecutionMonitor, Interpreter } from '@lightsop/runtime';
+// An internal of the runtime, tested directly.
+import { createValue } from '../../packages/runtime/src/values';
 import { delay, runPlan, testRegistry } from '../helpers/registry';
 
 describe('values and outcomes', () => {

@@ -5,8 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  LoopSession, SopSession, approveAllSupervisor, createStandardSkills, describeCommands, toolsFromRegistry, type ToolChoice,
-} from '@lightsop/runtime';
+  LoopSession, SopSession, approveAllSupervisor, createStandardSkills, sessionCommands, toolsFromRegistry, type ToolChoice,
+} from '@lightsop/sessions';
 import { decision, recordingSupervisor, stubAgent, tempDir } from '../sessions/helpers';
 import { call } from './helpers';
 
@@ -113,7 +113,7 @@ describe('fetch_url redirects', () => {
     const sopSupervisor = recordingSupervisor(deny);
     const sop = new SopSession({
       agent: stubAgent({ plans: [`@page fetch_url "${publicBase}/to-internal"\n@lastAnswer final_answer $page`, '@lastAnswer final_answer "refused"'] }),
-      skillsDescription: describeCommands(skills), commandsRegistry: skills, options: { supervisor: sopSupervisor },
+      skillsDescription: sessionCommands(skills).describe(), commandsRegistry: skills, options: { supervisor: sopSupervisor },
     });
     const events: string[] = [];
     sop.onEvent((e) => {

@@ -7,7 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, linkSync, readFileSync, readdirSync, symlinkSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it, vi } from 'vitest';
-import { approveAllSupervisor, createStandardSkills } from '@lightsop/runtime';
+import { approveAllSupervisor, createStandardSkills } from '@lightsop/sessions';
 import { tempDir } from '../sessions/helpers';
 import { call } from './helpers';
 

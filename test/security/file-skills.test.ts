@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { closeSync, constants, existsSync, linkSync, mkdirSync, openSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { approveAllSupervisor, createStandardSkills } from '@lightsop/runtime';
+import { approveAllSupervisor, createStandardSkills } from '@lightsop/sessions';
 import { tempDir } from '../sessions/helpers';
 import { call, settleWithin } from './helpers';
 

@@ -6,7 +6,7 @@
 import { spawn } from 'node:child_process';
 import { readFileSync, readdirSync, unlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { approveAllSupervisor, createStandardSkills } from '@lightsop/runtime';
+import { approveAllSupervisor, createStandardSkills } from '@lightsop/sessions';
 import { tempDir, waitFor } from '../sessions/helpers';
 import { call } from './helpers';
 

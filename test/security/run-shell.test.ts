@@ -5,7 +5,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { approveAllSupervisor, createStandardSkills } from '@lightsop/runtime';
+import { approveAllSupervisor, createStandardSkills } from '@lightsop/sessions';
 import { tempDir, waitFor } from '../sessions/helpers';
 import { call, settleWithin } from './helpers';
 

@@ -2,8 +2,9 @@
 // and replaceTools.
 import { describe, expect, it } from 'vitest';
 import {
-  LoopSession, SessionRunError, SopSession, createSessionRegistry, defineAgentLoop, interruptionMessage, type ProgressItem, type RegistryEvent,
-} from '@lightsop/runtime';
+  LoopSession, SessionRunError, SopSession, createSessionRegistry, defineAgentLoop, interruptionMessage, type ProgressItem,
+  type RegistryEvent,
+} from '@lightsop/sessions';
 import { testRegistry } from '../helpers/registry';
 import { decision, deferred, recordingSupervisor, recordingTool, stubAgent, waitFor } from './helpers';
 

@@ -3,9 +3,9 @@
 // reject with SessionRunError, subscriptions end with an error when their buffer overflows.
 import { describe, expect, it } from 'vitest';
 import {
-  LoopSession, SessionRunError, SopSession, approveAllSupervisor, createSessionRegistry, defineAgentLoop, type ConversationSnapshot, type ProgressItem,
-  type SessionCommandPayload, type SessionEvent,
-} from '@lightsop/runtime';
+  LoopSession, SessionRunError, SopSession, approveAllSupervisor, createSessionRegistry, defineAgentLoop, type ConversationSnapshot,
+  type ProgressItem, type SessionCommandPayload, type SessionEvent,
+} from '@lightsop/sessions';
 import { testRegistry } from '../helpers/registry';
 import { decision, recordingTool, stubAgent } from './helpers';
 

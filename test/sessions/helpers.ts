@@ -6,8 +6,8 @@ import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type {
-  ApprovalDecision, CallOptions, CompleteRequest, Interpretation, ReplyIntent, SessionAgent, SessionChatMessage, Supervisor, ToolChoice,
-} from '@lightsop/runtime';
+  ApprovalDecision, CallOptions, CompleteRequest, Interpretation, ReplyIntent, SessionAgent, SessionChatMessage, Supervisor, ToolChoice
+} from '@lightsop/sessions';
 
 export interface AgentCall {
   kind: 'complete' | 'executePrompt' | 'interpretMessage';

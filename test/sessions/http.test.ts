@@ -1,10 +1,10 @@
 // Sessions against a scripted OpenAI-compatible Chat Completions server on 127.0.0.1: real HTTP
 // and the real client (retries, streaming, abort), as the "done means" lists them.
 import { afterEach, describe, expect, it } from 'vitest';
+import { OpenAiCompatibleAgent } from '@lightsop/runtime';
 import {
-  LoopSession, OpenAiCompatibleAgent, SopSession, approveAllSupervisor, createSessionAgent, createStandardSkills, toolsFromRegistry,
-  type SessionCommandPayload,
-} from '@lightsop/runtime';
+  LoopSession, SopSession, approveAllSupervisor, createSessionAgent, createStandardSkills, toolsFromRegistry, type SessionCommandPayload,
+} from '@lightsop/sessions';
 import { startLlmServer, type ChatRequest, type LlmServer } from '../helpers/llm-server';
 import { testRegistry } from '../helpers/registry';
 import { recordingSupervisor, tempDir, waitFor } from './helpers';

@@ -2,8 +2,11 @@
 // approval, limits and history compression, with a scripted agent.
 import { describe, expect, it } from 'vitest';
 import {
-  ERROR_LIMIT_ANSWER, FINALIZE_FAILURES_REASON, LoopSession, parseDecision, resolveLoopOptions, stableStringify, type LoopHistoryEntry, type ProgressItem,
-} from '@lightsop/runtime';
+  ERROR_LIMIT_ANSWER, FINALIZE_FAILURES_REASON, LoopSession, stableStringify, type LoopHistoryEntry, type ProgressItem,
+} from '@lightsop/sessions';
+// Internals of the package, tested directly.
+import { parseDecision } from '../../packages/sessions/src/decision';
+import { resolveLoopOptions } from '../../packages/sessions/src/loop-session';
 import { decision, recordingSupervisor, recordingTool, stubAgent } from './helpers';
 
 const noCompression = { historyCompressionEnabled: false } as const;

@@ -1,7 +1,8 @@
 // The plan runtime SOP sessions build on (sessions.md 2.1): validation with an allowed command
 // set, execution that resolves on abort, and the interpreter's holdNewCommands hook.
 import { describe, expect, it } from 'vitest';
-import { Interpreter, createPlanRuntime } from '@lightsop/runtime';
+import { Interpreter } from '@lightsop/runtime';
+import { createPlanRuntime } from '@lightsop/sessions';
 import { testRegistry } from '../helpers/registry';
 
 describe('plan runtime', () => {

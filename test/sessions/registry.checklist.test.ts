@@ -2,9 +2,9 @@
 // that the live loop's turn runner owns: the session registry with scripted agents.
 import { describe, expect, it } from 'vitest';
 import {
-  ChangeError, approveAllSupervisor, changeEffort, changeModel, createSessionRegistry, defineAgentLoop, type CommandId,
-  type EventLog, type LoopBuildContext, type LoopDefinition, type LoopId, type RegistryEvent, type RegistryInit, type SessionAgent,
-} from '@lightsop/runtime';
+  ChangeError, approveAllSupervisor, changeEffort, changeModel, createSessionRegistry, defineAgentLoop, type CommandId, type EventLog,
+  type LoopBuildContext, type LoopDefinition, type LoopId, type RegistryEvent, type RegistryInit, type SessionAgent,
+} from '@lightsop/sessions';
 import { testRegistry } from '../helpers/registry';
 import { decision, deferred, stubAgent, waitFor } from './helpers';
 

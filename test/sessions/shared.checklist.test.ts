@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   CLARIFY_UNAVAILABLE, LoopSession, ReservedNameError, SessionBusyError, SopSession, createStandardSkills, toolsFromRegistry,
-} from '@lightsop/runtime';
+} from '@lightsop/sessions';
 import { testRegistry } from '../helpers/registry';
 import { decision, deferred, recordingTool, stubAgent, waitFor } from './helpers';
 

@@ -1,7 +1,8 @@
 // sessions.md section 7, items 55-77 and 100: the SOP session with a scripted agent and the
 // test registry (emit, combine, failer, canceler).
 import { describe, expect, it } from 'vitest';
-import { SopSession, type CommandRegistry, type PlanReviewDecision, type ProgressItem, type SessionEvent } from '@lightsop/runtime';
+import type { CommandRegistry } from '@lightsop/runtime';
+import { SopSession, type PlanReviewDecision, type ProgressItem, type SessionEvent } from '@lightsop/sessions';
 import { testRegistry, type Handler } from '../helpers/registry';
 import { deferred, recordingSupervisor, stubAgent, waitFor } from './helpers';
 

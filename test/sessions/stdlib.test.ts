@@ -5,10 +5,10 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { createResponder, type CommandRegistry } from '@lightsop/runtime';
 import {
-  LoopSession, SopSession, approveAllSupervisor, combineRegistries, createStandardSkills, createResponder, describeCommands, toolsFromRegistry,
-  type CommandRegistry, type Supervisor,
-} from '@lightsop/runtime';
+  LoopSession, SopSession, approveAllSupervisor, combineRegistries, createStandardSkills, sessionCommands, toolsFromRegistry, type Supervisor,
+} from '@lightsop/sessions';
 import { testRegistry } from '../helpers/registry';
 import { decision, recordingSupervisor, stubAgent, tempDir } from './helpers';
 
@@ -41,7 +41,7 @@ describe('standard skills', () => {
     const listing = await call(skills, 'list_files', ['.', 'recursive']);
     expect(String(listing.data).split('\n')).toEqual(expect.arrayContaining(['a.txt', 'docs/', 'docs/b.md']));
     expect((await call(skills, 'list_files', ['outdir'])).status).toBe('error');
-    expect(describeCommands(skills).read_file).toContain('## Input Format');
+    expect(sessionCommands(skills).describe().read_file).toContain('## Input Format');
   });
 
   it('write_file and edit_file need approval; they never write outside the root, even through a link', async () => {
@@ -123,7 +123,7 @@ describe('standard skills', () => {
     const sessionSupervisor = recordingSupervisor();
     const sop = new SopSession({
       agent: stubAgent({ plans: ['# Save the note\n@w write_file note.txt "hi there"\n@lastAnswer final_answer $w'] }),
-      skillsDescription: describeCommands(skills), commandsRegistry: skills, options: { supervisor: sessionSupervisor },
+      skillsDescription: sessionCommands(skills).describe(), commandsRegistry: skills, options: { supervisor: sessionSupervisor },
     });
     expect(await sop.newPrompt('save a note')).toMatchObject({ kind: 'answered', answer: 'Wrote 8 bytes to note.txt' });
     expect(sessionSupervisor.choices.map((c) => [c.toolName, c.sideEffects])).toEqual([['write_file', true]]);
@@ -135,7 +135,7 @@ describe('standard skills', () => {
     expect((await loop.newPrompt('read it')).answer).toBe('hi there');
     expect(sessionSupervisor.choices.at(-1)).toMatchObject({ toolName: 'read_file', sideEffects: false });
     // A session without a supervisor does not approve anything: the skill's own supervisor is asked.
-    const unsupervised = new SopSession({ agent: stubAgent({ plans: ['@w write_file b.txt x\n@lastAnswer final_answer $w'] }), skillsDescription: describeCommands(skills), commandsRegistry: skills });
+    const unsupervised = new SopSession({ agent: stubAgent({ plans: ['@w write_file b.txt x\n@lastAnswer final_answer $w'] }), skillsDescription: sessionCommands(skills).describe(), commandsRegistry: skills });
     await unsupervised.newPrompt('write');
     expect(own.choices.map((c) => c.toolName)).toEqual(['write_file']);
   });

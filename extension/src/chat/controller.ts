@@ -12,14 +12,14 @@
  * or the saved conversations.
  */
 import { randomUUID } from 'node:crypto';
-import { analyzePlan } from '@lightsop/core';
+import { BUILTIN_COMMANDS, CANNOT_COMPLETE, CommandSurface, analyzePlan } from '@lightsop/core';
+import type { CommandRegistry, LlmAgent } from '@lightsop/runtime';
 import {
   ChangeError, SessionError, changeEffort, changeModel, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills,
-  defineAgentLoop, describeCommands, historyFromInitial, listCommandInfos, stableStringify, toolsFromRegistry,
-  type ApprovalDecision, type Change, type CommandId, type CommandInfo, type CommandRegistry, type LlmAgent, type LoopDefinition, type LoopId,
-  type LoopSession, type LoopTurnResult, type PlanReview, type PlanReviewDecision, type RegistryEvent, type SessionController, type SessionEvent,
-  type SopSession, type Supervisor, type ToolChoice, type TurnOutcome,
-} from '@lightsop/runtime';
+  defineAgentLoop, historyFromInitial, sessionCommands, stableStringify, toolsFromRegistry, type ApprovalDecision, type Change,
+  type CommandId, type LoopDefinition, type LoopId, type LoopSession, type LoopTurnResult, type PlanReview, type PlanReviewDecision,
+  type RegistryEvent, type SessionController, type SessionEvent, type SopSession, type Supervisor, type ToolChoice, type TurnOutcome,
+} from '@lightsop/sessions';
 import {
   BUILTIN_MODES, DEFAULT_MODEL, applyPanelEvent, emptyState, newTab, offersLoop, offersRetry, type ApprovalState, type ChatState, type Effort,
   type FailureView, type ModelOption, type OutcomeView, type PanelEvent, type PlanStep, type ProgressView, type ProviderView, type Regime,
@@ -152,7 +152,6 @@ function restoredPrompt(turns: readonly RestoredTurn[]): string {
 const MAX_VALUE = 4_000;
 const MAX_ANSWER = 100_000;
 const MAX_FAILURES = 50;
-const RUNTIME_COMMANDS = new Set(['assign', 'final_answer', 'cannot_complete']);
 
 /** A value as a preview text: strings as they are, anything else as pretty JSON; shortened. */
 export function previewText(value: unknown, max = MAX_VALUE): string {
@@ -204,7 +203,7 @@ function loopOutcome(r: LoopTurnResult): OutcomeView {
     case 'limit':
       return { kind: 'failed', text, regime: 'loop', reason: `limit:${r.limit}` };
     case 'awaiting_input':
-    case 'cannot_complete':
+    case CANNOT_COMPLETE:
     case 'interrupted':
       return { kind: r.kind, text, regime: 'loop' };
     default:
@@ -389,7 +388,8 @@ export class ChatController {
   #restoreQueue: SavedConversation[] = [];
   readonly #skills = new SwitchableRegistry(combineRegistries());
   #skillsStamp: string | null = null;
-  #commandInfos = new Map<string, CommandInfo>();
+  /** The commands the sessions offer (reserved names left out), read when the skills last changed. */
+  #commands = CommandSurface.EMPTY;
   #saveTimer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
   #wasRunning = false;
@@ -553,15 +553,15 @@ export class ChatController {
     const stdlib = settings.standardSkills && this.env.projectRoot ? createStandardSkills({ root: this.env.projectRoot }) : null;
     const stamp = `${skills.stamp}|${stdlib ? 'stdlib' : 'none'}`;
     if (stamp === this.#skillsStamp) return false;
-    const before = describeCommands(this.#skills);
+    const before = this.#commands;
     this.#skills.current = combineRegistries(skills.registry, stdlib);
     this.#skillsStamp = stamp;
-    this.#commandInfos = new Map(listCommandInfos(this.#skills).map((c) => [c.name, c]));
-    const after = describeCommands(this.#skills);
+    const after = sessionCommands(this.#skills);
+    this.#commands = after;
     const change = {
-      added: Object.keys(after).filter((n) => !(n in before)),
-      removed: Object.keys(before).filter((n) => !(n in after)),
-      updated: Object.keys(after).filter((n) => n in before && before[n] !== after[n]),
+      added: after.names.filter((n) => !before.has(n)),
+      removed: before.names.filter((n) => !after.has(n)),
+      updated: after.names.filter((n) => before.has(n) && before.get(n)!.description !== after.get(n)!.description),
     };
     const registry = this.#registry;
     if (registry) {
@@ -569,7 +569,7 @@ export class ChatController {
         const sessions = registry.sessionsOf(info.id);
         if (!sessions) continue;
         try {
-          sessions.sop.replaceSkillSurface({ skillsDescription: describeCommands(this.#skills), commandsRegistry: this.#skills }, change);
+          sessions.sop.replaceSkillSurface({ skillsDescription: after.describe(), commandsRegistry: this.#skills }, change);
           sessions.loop?.replaceTools(toolsFromRegistry(this.#skills), change);
         } catch (error) {
           this.env.log(`skills not refreshed for a conversation: ${errorMessage(error)}`);
@@ -630,7 +630,7 @@ export class ChatController {
 
   /** True when a plan uses a command that is not declared free of side effects. */
   #usesSideEffects(steps: readonly PlanStep[]): boolean {
-    return steps.some((s) => !RUNTIME_COMMANDS.has(s.command) && this.#commandInfos.get(s.command)?.sideEffects !== false);
+    return steps.some((s) => !BUILTIN_COMMANDS.includes(s.command) && this.#commands.get(s.command)?.sideEffects !== false);
   }
 
   #review(loopId: string, review: PlanReview, signal: AbortSignal): Promise<PlanReviewDecision> {

@@ -5,6 +5,7 @@
  * page applies the same events to its copy, so both always agree, and a reloaded page gets the
  * host's state whole. No `vscode`, no DOM, no session objects: plain data only.
  */
+import type { CANNOT_COMPLETE } from '@lightsop/core';
 
 export type Regime = 'sop' | 'loop' | 'plan';
 export type LoopState = 'registered' | 'running' | 'idle' | 'closing' | 'exited';
@@ -60,7 +61,7 @@ export type ProgressView =
 
 /** How a settled turn ended (the registry's `TurnOutcome`, flattened for display). */
 export interface OutcomeView {
-  readonly kind: 'answered' | 'awaiting_input' | 'plan_only' | 'cannot_complete' | 'failed' | 'interrupted' | 'error';
+  readonly kind: 'answered' | 'awaiting_input' | 'plan_only' | typeof CANNOT_COMPLETE | 'failed' | 'interrupted' | 'error';
   /** The answer or message shown to the user. */
   readonly text: string;
   /** The session that produced the result (null for interruptions and errors). */

@@ -13,8 +13,8 @@ import path from 'node:path';
 import * as vscode from 'vscode';
 import { isEnglishSource } from '@lightsop/core';
 import {
-  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor,
-  dataText, type RunEvent,
+  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor, dataText,
+  type RunEvent,
 } from '@lightsop/runtime';
 import { getApiKey } from '../api-key';
 import type { PlanFacts } from '../plan-facts';

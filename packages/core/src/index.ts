@@ -12,11 +12,12 @@ export { parsePlan, isEnglishSource, type ParseResult } from './syntax/build-ast
 export { findInlineComment } from './syntax/lines';
 export { analyzePlan, type Analysis, type AnalyzeOptions } from './validate/index';
 export { buildSymbols, dependentsOf, type Symbols } from './validate/symbols';
-export { BUILTIN_COMMANDS, isKnownCommand, type SkillsDescription } from './validate/skills';
+export { isKnownCommand } from './validate/skills';
+export * from './commands/surface';
 export { suggest, editDistance } from './validate/suggest';
 export { formatPlan, type FormatOptions } from './format/formatter';
 export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type GraphEdge, type PlanGraph } from './graph/export';
-export { parseSkillsJson, describeSkillsExport, listedCommands, SkillsDescriptionError, type ListedCommand } from './skills/description';
+export { parseSkillsJson, SkillsDescriptionError } from './skills/description';
 export { signatureOf } from './signature';
 export { parseConfigText, parseDurationMs, CONFIG_FILE, type ParsedConfig, type WorkspaceConfig, type ConfigProblem, type ConfigProblemCode, type OffsetSpan } from './config/parse-config';
 export { redactSecrets, hasUrlCredentials } from './text/redact';

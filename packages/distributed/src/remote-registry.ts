@@ -7,7 +7,8 @@
  * the run.
  */
 import { randomBytes } from 'node:crypto';
-import { nextTimestamp, type CommandEntry, type CommandPayload, type CommandRegistry, type Responder } from '@lightsop/runtime';
+import { CommandSurface, readRegistryCommands, type CommandSpec } from '@lightsop/core';
+import { nextTimestamp, type CommandPayload, type CommandRegistry, type Responder } from '@lightsop/runtime';
 import { openDispatcher, type Dispatcher, type JobEnd } from './dispatcher';
 import { COMMAND_JOB, cancelChannel, type CommandJobData, type CommandOutcome, type WorkerInfo } from './protocol';
 import { RedisUnavailableError, formatMs, type RedisTarget } from './redis';
@@ -187,13 +188,10 @@ function fromOutcome(outcome: unknown): unknown {
 }
 
 /** Every command some worker offers; a warning when the workers of one queue differ. */
-function unionOfCommands(workers: readonly WorkerInfo[], log: (line: string) => void): CommandEntry[] {
-  const seen = new Map<string, CommandEntry>();
-  const signatures = new Set<string>();
-  for (const w of workers) {
-    signatures.add(w.commands.map((c) => c.name).sort().join(','));
-    for (const c of w.commands) if (typeof c?.name === 'string' && !seen.has(c.name)) seen.set(c.name, { name: c.name, description: String(c.description ?? '') });
-  }
+function unionOfCommands(workers: readonly WorkerInfo[], log: (line: string) => void): readonly CommandSpec[] {
+  // A worker's list comes through Redis: core's reader takes only usable entries, the first worker naming a command wins.
+  const listings = workers.map((w) => readRegistryCommands({ listCommands: () => w.commands }, { kind: 'registry', name: 'lightsop worker' }));
+  const signatures = new Set(listings.map((l) => l.map((c) => c.name).sort().join(',')));
   if (signatures.size > 1) log(`warning: the workers on this queue host different skills; a command may reach a worker that lacks it`);
-  return [...seen.values()];
+  return new CommandSurface(listings).commands;
 }

@@ -9,7 +9,8 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import { UnrecoverableError, Worker, type Job } from 'bullmq';
 import { Redis } from 'ioredis';
-import { listRegistryCommands, type CommandRegistry } from '@lightsop/runtime';
+import { CommandSurface } from '@lightsop/core';
+import type { CommandRegistry } from '@lightsop/runtime';
 import { executeCommandJob, executePlanJob, PlanJobError } from './execute';
 import {
   BULL_PREFIX, COMMAND_JOB, PLAN_JOB, WORKER_HEARTBEAT_MS, WORKER_TTL_MS, cancelChannel, checkCommandJob, checkPlanJob,
@@ -48,7 +49,7 @@ interface Running {
 export async function startWorker(options: WorkerOptions): Promise<WorkerHandle> {
   const id = `${hostname().replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const log = (message: string) => options.log(`lightsop worker ${new Date().toISOString()} ${message}`);
-  const commands = listRegistryCommands(options.registry).map((c) => ({ name: c.name, description: c.description }));
+  const commands = CommandSurface.fromRegistry(options.registry).commands.map((c) => ({ name: c.name, description: c.description }));
   const running = new Map<string, Running>();
   let completed = 0;
   let failed = 0;

@@ -41,7 +41,7 @@ export class AnalysisCache {
     if (cached && cached.version === doc.version && cached.skills.key === skills.key) return cached;
     const text = doc.getText();
     const started = performance.now();
-    const analysis = analyzePlan(text, { skills: skills.description });
+    const analysis = analyzePlan(text, { commands: skills.commands });
     const millis = performance.now() - started;
     const entry: AnalyzedDocument = {
       uri: doc.uri,

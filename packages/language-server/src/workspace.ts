@@ -7,19 +7,17 @@
  * config file and in a message, never silently. It does not talk to the connection: the server
  * gives it a host for reporting.
  */
-import { stat } from 'node:fs/promises';
-import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { describeSkillsExport, parseSkillsJson, type SkillsDescription } from '@lightsop/core';
+import type { CommandSurface } from '@lightsop/core';
 import { CONFIG_FILE, parseConfigText, type ConfigProblem } from './config';
-import { readLimitedTextFile, UnreadableFileError } from './read-limited';
+import { isSkillsModule, loadSkillsFile, readLimitedTextFile, SkillsLoadError, UnreadableFileError } from '@lightsop/runtime/skills';
 
 /** The skills that apply to a plan; `key` changes whenever they do (it keys the analysis cache). */
 export interface SkillsContext {
   readonly key: number;
-  /** Null when no description is known: `unknown-command` is then not checked. */
-  readonly description: SkillsDescription | null;
+  /** Null when no commands are known: `unknown-command` is then not checked. */
+  readonly commands: CommandSurface | null;
   /** The skills file as named in the config, for hovers; null without one. */
   readonly source: string | null;
 }
@@ -46,10 +44,7 @@ export interface WatchTarget {
   readonly pattern: string;
 }
 
-const NO_SKILLS: SkillsContext = { key: 0, description: null, source: null };
-const MODULE_EXTENSIONS = new Set(['.mjs', '.js', '.cjs', '.ts', '.mts', '.cts']);
-/** A skills module whose import never settles must not keep plans without diagnostics forever. */
-const MODULE_LOAD_TIMEOUT_MS = 10_000;
+const NO_SKILLS: SkillsContext = { key: 0, commands: null, source: null };
 
 interface Folder {
   readonly uri: string;
@@ -81,15 +76,8 @@ function pathKey(p: string): string {
   return process.platform === 'win32' ? p.toLowerCase() : p;
 }
 
-function isModulePath(file: string): boolean {
-  return MODULE_EXTENSIONS.has(path.extname(file).toLowerCase());
-}
-
-function sameDescription(a: SkillsDescription | null, b: SkillsDescription | null): boolean {
-  if (a === null || b === null) return a === b;
-  const ka = Object.keys(a);
-  if (ka.length !== Object.keys(b).length) return false;
-  return ka.every((k) => Object.prototype.hasOwnProperty.call(b, k) && a[k] === b[k]);
+function sameCommands(a: CommandSurface | null, b: CommandSurface | null): boolean {
+  return a === null || b === null ? a === b : a.sameAs(b);
 }
 
 export class Workspace {
@@ -238,7 +226,7 @@ export class Workspace {
       text = null;
     }
     const problems: ConfigProblem[] = [];
-    let description: SkillsDescription | null = null;
+    let commands: CommandSurface | null = null;
     let source: string | null = null;
     let skillsPath: string | null = null;
     if (text !== null) {
@@ -249,7 +237,7 @@ export class Workspace {
         skillsPath = path.resolve(folder.path, config.skills);
         source = config.skills;
         const loaded = await this.loadSkills(skillsPath, config.skills);
-        if ('description' in loaded) description = loaded.description;
+        if ('commands' in loaded) commands = loaded.commands;
         else {
           problems.push({ code: 'skills-not-loaded', severity: loaded.severity, message: loaded.problem, span: config.skillsSpan! });
           if (loaded.announce) this.announce(loaded.severity, loaded.problem);
@@ -261,81 +249,41 @@ export class Workspace {
       skillsPath = path.resolve(folder.path, this.skillsOverride);
       source = this.skillsOverride;
       const loaded = await this.loadSkills(skillsPath, this.skillsOverride);
-      if ('description' in loaded) description = loaded.description;
+      if ('commands' in loaded) commands = loaded.commands;
       else this.announce(loaded.severity, loaded.problem);
     }
     if (generation !== folder.generation) return;
     folder.skillsPath = skillsPath;
     if (problems.length > 0 || folder.hadProblems) this.host.configProblems(folder.configUri, text ?? '', problems);
     folder.hadProblems = problems.length > 0;
-    if (!sameDescription(folder.skills.description, description) || folder.skills.source !== source) {
-      folder.skills = { key: this.nextKey++, description, source };
+    if (!sameCommands(folder.skills.commands, commands) || folder.skills.source !== source) {
+      folder.skills = { key: this.nextKey++, commands, source };
       this.host.skillsChanged(folder.uri);
     }
   }
 
-  /** Loads a skills description from a JSON file, or from a module when the workspace is trusted. */
+  /**
+   * Loads a skills file with the runtime's one skills loader: a JSON description always, a
+   * module only when the workspace is trusted.
+   */
   private async loadSkills(file: string, written: string): Promise<
-    { description: SkillsDescription } | { problem: string; severity: 'error' | 'warning'; announce: boolean }
+    { commands: CommandSurface } | { problem: string; severity: 'error' | 'warning'; announce: boolean }
   > {
-    if (isModulePath(file)) {
-      if (!this.trusted) {
-        return {
-          problem: `Skills module '${written}' was not loaded: importing it would run its code, and this workspace is not trusted. ` +
-            'Commands are not checked until the workspace is trusted.',
-          severity: 'warning',
-          announce: true,
-        };
-      }
-      return this.importSkillsModule(file, written);
-    }
-    let text: string;
-    try {
-      text = await readLimitedTextFile(file);
-    } catch (error) {
-      const code = (error as NodeJS.ErrnoException).code;
-      const reason = error instanceof UnreadableFileError ? error.reason : code ?? (error as Error).message;
+    const isModule = isSkillsModule(file);
+    if (isModule && !this.trusted) {
       return {
-        problem: code === 'ENOENT' ? `Skills file '${written}' does not exist` : `Skills file '${written}' cannot be read (${reason})`,
-        severity: 'error',
-        announce: false,
+        problem: `Skills module '${written}' was not loaded: importing it would run its code, and this workspace is not trusted. ` +
+          'Commands are not checked until the workspace is trusted.',
+        severity: 'warning',
+        announce: true,
       };
     }
     try {
-      return { description: parseSkillsJson(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text) };
+      return { commands: (await loadSkillsFile(file)).commands };
     } catch (error) {
-      return { problem: `Skills file '${written}': ${(error as Error).message}`, severity: 'error', announce: false };
-    }
-  }
-
-  private async importSkillsModule(file: string, written: string): Promise<
-    { description: SkillsDescription } | { problem: string; severity: 'error'; announce: boolean }
-  > {
-    let version: number;
-    try {
-      version = (await stat(file)).mtimeMs;
-    } catch {
-      return { problem: `Skills module '${written}' does not exist`, severity: 'error', announce: false };
-    }
-    // ES modules are cached by URL, so the modification time in the query loads an edited module
-    // again; CommonJS modules are cached by path and are dropped from the require cache instead.
-    try {
-      delete createRequire(file).cache[file];
-    } catch {
-      // Not a CommonJS module, or no require cache here: nothing to drop.
-    }
-    const url = `${pathToFileURL(file).href}?mtime=${version}`;
-    let timer: NodeJS.Timeout | undefined;
-    try {
-      const timeout = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`importing it took more than ${MODULE_LOAD_TIMEOUT_MS / 1000} s`)), MODULE_LOAD_TIMEOUT_MS);
-      });
-      const mod = (await Promise.race([import(url), timeout])) as { default?: unknown };
-      return { description: describeSkillsExport(mod.default ?? mod) };
-    } catch (error) {
-      return { problem: `Skills module '${written}' cannot be loaded: ${(error as Error)?.message ?? String(error)}`, severity: 'error', announce: true };
-    } finally {
-      clearTimeout(timer);
+      const reason = error instanceof SkillsLoadError ? error.reason : (error as Error)?.message ?? String(error);
+      // A module that fails is announced (it may fail on every reload); a bad file is shown on the config.
+      return { problem: `Skills ${isModule ? 'module' : 'file'} '${written}': ${reason}`, severity: 'error', announce: isModule && (error as SkillsLoadError).problem !== 'missing' };
     }
   }
 

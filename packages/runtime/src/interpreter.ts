@@ -4,7 +4,7 @@
  * re-runs, a dataflow scheduler, and the english generate-run-revise loop. It never starts a plan
  * that has errors, and it never imports anything from an editor.
  */
-import { analyzePlan, isEnglishSource, parsePlan, signatureOf, type Argument, type Declaration, type SkillsDescription } from '@lightsop/core';
+import { ASSIGN, CANNOT_COMPLETE, CommandSurface, FINAL_ANSWER, analyzePlan, isEnglishSource, isFinalCommand, parsePlan, signatureOf, type Argument, type Declaration } from '@lightsop/core';
 import { cancelHeuristic as builtinHeuristic } from './cancel-heuristic';
 import { buildGenerationPrompt, finalCommandsAvailable, stripFences, type GenerationRequest } from './english/prompt';
 import { ConfigurationError, PlanGenerationError, PlanValidationError } from './errors';
@@ -12,7 +12,7 @@ import { isLlmAgent, type LlmAgent, type PromptOptions } from './llm/agent';
 import { ensureMonitor, type ExecutionMonitor } from './monitor';
 import { createResponder } from './responder';
 import { ReadyQueue } from './scheduler';
-import { describeRegistry, listRegistryCommands, type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
+import { type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
 import {
   createValue, errorText, failValue, normalizeStatus, propagatedCanceledValue, publicForm, rootCanceledValue, textOf, undefinedValue,
   type RootCause, type Status, type Value,
@@ -101,7 +101,6 @@ export interface VariableSnapshot {
   lineNumber: number;
 }
 
-const RESET_COMMANDS = new Set(['final_answer', 'cannot_complete']);
 /** Synchronous scheduling rounds before the scheduler yields to the event loop. */
 const YIELD_EVERY = 256;
 
@@ -343,10 +342,10 @@ export class Interpreter {
 
   /**
    * Validates a plan (sections 3 and 4) and applies it to the table, or throws and changes nothing.
-   * With `skills`, a command outside it is an `unknown-command` error (4.4).
+   * With `commands`, a command outside them is an `unknown-command` error (4.4).
    */
-  private validateAndApply(source: string, skills?: SkillsDescription): void {
-    const analysis = analyzePlan(source, { inputDeclared: this.inputSupplied(), skills });
+  private validateAndApply(source: string, commands?: CommandSurface): void {
+    const analysis = analyzePlan(source, { inputDeclared: this.inputSupplied(), commands });
     const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) throw new PlanValidationError(errors, source);
     this.apply(analysis.plan.declarations);
@@ -367,7 +366,7 @@ export class Interpreter {
         table.set(d.name, entry);
       }
       const signature = signatureOf(d);
-      if (entry.signature !== signature || RESET_COMMANDS.has(d.command!.name) || d.name === 'lastAnswer') reset.push(entry);
+      if (entry.signature !== signature || isFinalCommand(d.command!.name) || d.name === 'lastAnswer') reset.push(entry);
       entry.signature = signature;
       entry.decl = d;
       entry.command = d.command!.name;
@@ -580,8 +579,7 @@ export class Interpreter {
     const queue = new ReadyQueue<Entry>();
     const allowed = ctx.allowed;
     const limit = this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity;
-    const listed = new Set(listRegistryCommands(this.registry).map((c) => c.name));
-    const builtinAssign = !listed.has('assign');
+    const builtinAssign = !CommandSurface.fromRegistry(this.registry).has(ASSIGN);
     let canceled = false;
     for (const e of this.table.values()) {
       if (e.value.status === 'canceled') canceled = true;
@@ -811,7 +809,9 @@ export class Interpreter {
 
   /** Asks the model for a plan; a blank answer or a model error is a PlanGenerationError. */
   private async generate(english: EnglishState, reason: 'initial' | 'failure', failures: Failure[], ctx: RunContext): Promise<string> {
-    const commands = listRegistryCommands(this.registry);
+    const commands = CommandSurface.fromRegistry(this.registry).commands.map((c) => (
+      c.sideEffects === undefined ? { name: c.name, description: c.description } : { name: c.name, description: c.description, sideEffects: c.sideEffects }
+    ));
     const request: GenerationRequest = {
       instructions: english.instructions,
       attempt: english.attempt,
@@ -860,16 +860,16 @@ export class Interpreter {
    * commands, which the validator always knows, 4.4). The model was shown only these, so a plan
    * that calls anything else is invalid and never reaches `executeCommand`, as in sessions.
    */
-  private generatedPlanCommands(): SkillsDescription {
-    return describeRegistry(this.registry);
+  private generatedPlanCommands(): CommandSurface {
+    return CommandSurface.fromRegistry(this.registry);
   }
 
   /** A generated plan must contain a final declaration when final commands are available (8.4). */
   private checkGenerated(code: string): void {
-    if (!finalCommandsAvailable(listRegistryCommands(this.registry))) return;
+    if (!finalCommandsAvailable(CommandSurface.fromRegistry(this.registry).commands)) return;
     const { plan } = parsePlan(code);
-    if (!plan.declarations.some((d) => d.command && RESET_COMMANDS.has(d.command.name))) {
-      throw new PlanGenerationError('LightSOPLang plans generated from #!english must include at least one "final_answer" or "cannot_complete" declaration (for example "@lastAnswer final_answer <final text>").', 0);
+    if (!plan.declarations.some((d) => d.command && isFinalCommand(d.command.name))) {
+      throw new PlanGenerationError(`LightSOPLang plans generated from #!english must include at least one "${FINAL_ANSWER}" or "${CANNOT_COMPLETE}" declaration (for example "@lastAnswer ${FINAL_ANSWER} <final text>").`, 0);
     }
   }
 

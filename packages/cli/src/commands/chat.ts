@@ -10,13 +10,13 @@
  */
 import { createInterface, type Interface } from 'node:readline';
 import path from 'node:path';
-import { pathToFileURL } from 'node:url';
 import pc from 'picocolors';
+import { CANNOT_COMPLETE } from '@lightsop/core';
+import type { CommandRegistry } from '@lightsop/runtime';
 import {
-  RESERVED_NAMES, approveAllSupervisor, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills,
-  defineAgentLoop, isSkillsMap, listCommandInfos, type CommandId, type CommandRegistry, type RegistryEvent, type SessionEvent,
-  type ApprovalDecision, type SopPromptResult, type Supervisor, type ToolChoice, type TurnOutcome,
-} from '@lightsop/runtime';
+  approveAllSupervisor, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills, defineAgentLoop, type CommandId,
+  type RegistryEvent, type SessionEvent, type ApprovalDecision, type SopPromptResult, type Supervisor, type ToolChoice, type TurnOutcome,
+} from '@lightsop/sessions';
 import { findConfig } from '../config';
 import { CliError } from '../errors';
 import type { Io } from '../io';
@@ -52,7 +52,6 @@ export interface ChatHost {
 }
 
 const USAGE = 3;
-const RESERVED = new Set<string>(RESERVED_NAMES);
 
 /** Reads lines one at a time; `next` can be cancelled by a signal (an approval that was interrupted). */
 class LineReader {
@@ -161,30 +160,6 @@ export function turnStatus(outcome: TurnOutcome): { status: string; text: string
   return { status: sop.kind, text: asText(sop.answer), extra };
 }
 
-/** Reads optional `sideEffects` flags from a skills-map module (the adapter keeps only descriptions). */
-async function sideEffectFlags(file: string): Promise<Map<string, boolean>> {
-  const flags = new Map<string, boolean>();
-  try {
-    const mod = (await import(pathToFileURL(file).href)) as { default?: unknown };
-    if (isSkillsMap(mod.default)) {
-      for (const [name, entry] of Object.entries(mod.default as Record<string, { sideEffects?: unknown }>)) {
-        if (typeof entry.sideEffects === 'boolean') flags.set(name, entry.sideEffects);
-      }
-    }
-  } catch {
-    // loadSkills already reported any problem with the module.
-  }
-  return flags;
-}
-
-/** The user's registry without the reserved names (the session provides them) and with side-effect flags. */
-function userSurface(registry: CommandRegistry, flags: Map<string, boolean>): CommandRegistry {
-  return {
-    listCommands: () => listCommandInfos(registry).map((c) => (flags.has(c.name) && c.sideEffects === undefined ? { ...c, sideEffects: flags.get(c.name) } : c)),
-    executeCommand: (payload, responder) => registry.executeCommand(payload, responder),
-  };
-}
-
 export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHost): Promise<number> {
   // Every write is redacted (the key, URL credentials); model text is escaped where it is printed.
   const io = guardIo(rawIo);
@@ -204,19 +179,12 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
   if (skillsPath) {
     const loaded = await loadSkills(skillsPath, USAGE, io.cwd);
     if (!loaded.registry) throw new CliError(`${path.relative(io.cwd, skillsPath) || skillsPath}: chat needs a skills module (.mjs or .js) that executes commands; a JSON description only lists them`, USAGE);
-    let listed: unknown;
-    try {
-      listed = loaded.registry.listCommands();
-    } catch {
-      listed = [];
-    }
-    const named = (Array.isArray(listed) ? listed : [])
-      .map((e: { name?: unknown; command?: unknown } | null) => e?.name ?? e?.command)
-      .filter((n): n is string => typeof n === 'string' && RESERVED.has(n));
+    const named = loaded.commands.commands.filter((c) => c.reserved).map((c) => c.name);
     if (named.length > 0) {
       io.stderr(`lightsop: note: the session provides ${named.join(', ')}; the skills module's own ${named.length === 1 ? 'command is' : 'commands are'} not used\n`);
     }
-    user = userSurface(loaded.registry, await sideEffectFlags(loaded.file));
+    // The sessions leave the reserved names out of the surface they offer and provide their own.
+    user = loaded.registry;
   }
   const registry = combineRegistries(user, options.stdlib === false ? null : createStandardSkills({ root }));
 
@@ -381,7 +349,7 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
     else if (status === 'awaiting_input') io.stdout(`${c.cyan('?')} ${answer}\n${c.dim('(your next line answers this)')}\n`);
     else if (status === 'plan_only') io.stdout(c.dim('(plan only; nothing was run)\n'));
     else if (status === 'interrupted') io.stdout(`${c.yellow(answer)}\n`);
-    else if (status === 'cannot_complete') io.stdout(`${c.red('cannot complete:')} ${answer}\n`);
+    else if (status === CANNOT_COMPLETE) io.stdout(`${c.red('cannot complete:')} ${answer}\n`);
     else io.stdout(`${c.red(`${status}${extra.reason ? ` (${oneLine(String(extra.reason), 200)})` : extra.limit ? ` (${oneLine(String(extra.limit), 200)} limit)` : ''}:`)} ${answer}\n`);
   }
 

@@ -59,8 +59,8 @@ export async function lintCommand(paths: readonly string[], options: LintOptions
     const { text } = stripBom(source);
     const dir = file.absolute ? path.dirname(file.absolute) : io.cwd;
     const skillsPath = skillsPathFor(options.skills, dir, io.cwd);
-    const skills = skillsPath ? (await loadSkills(skillsPath, USAGE, io.cwd)).description : null;
-    let diagnostics = analyzePlan(text, { skills, inputDeclared: true }).diagnostics;
+    const commands = skillsPath ? (await loadSkills(skillsPath, USAGE, io.cwd)).commands : null;
+    let diagnostics = analyzePlan(text, { commands, inputDeclared: true }).diagnostics;
     if (options.quiet) diagnostics = diagnostics.filter((d) => d.severity === 'error');
     reports.push({ file: file.display, source: text, diagnostics });
   }

@@ -10,8 +10,8 @@ import pc from 'picocolors';
 import { configure as configureStringify } from 'safe-stable-stringify';
 import { analyzePlan, isEnglishSource } from '@lightsop/core';
 import {
-  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor,
-  dataText, textOf, type CommandRegistry, type RunEvent, type Value,
+  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor, dataText,
+  textOf, type CommandRegistry, type RunEvent, type Value,
 } from '@lightsop/runtime';
 import { findConfig } from '../config';
 import { formatSeconds } from '../duration';

@@ -6,13 +6,18 @@ import type { Plan } from '../ast';
 import type { Diagnostic } from '../diagnostics/diagnostic';
 import { parsePlan } from '../syntax/build-ast';
 import type { LineIndex } from '../text/line-index';
-import { checkCommands, type SkillsDescription } from './skills';
+import { CommandSurface, type SkillsDescription } from '../commands/surface';
+import { checkCommands } from './skills';
 import { buildSymbols, type Symbols } from './symbols';
 import { checkCycles, checkUndefined } from './topology';
 import { checkUnused } from './unused';
 
 export interface AnalyzeOptions {
-  /** The skills description; `unknown-command` is only checked when it is given. */
+  /**
+   * The commands plans may call, as a surface or as a skills description; `unknown-command` is
+   * only checked when they are given (`commands` wins over `skills`).
+   */
+  readonly commands?: CommandSurface | null;
   readonly skills?: SkillsDescription | null;
   /**
    * Whether the implicit `input` variable exists. Lint and the language server cannot know, so
@@ -36,11 +41,12 @@ export function analyzePlan(source: string, options: AnalyzeOptions = {}): Analy
   const symbols = buildSymbols(plan, firstDeclarations);
   let all: Diagnostic[] = diagnostics;
   if (!plan.english) {
+    const commands = options.commands ?? (options.skills ? CommandSurface.fromDescription(options.skills) : null);
     // concat, not push(...): a large plan can have more diagnostics than a call has arguments.
     all = all.concat(
       checkUndefined(plan, symbols, options.inputDeclared ?? true),
       checkCycles(symbols),
-      options.skills ? checkCommands(plan, options.skills) : [],
+      commands ? checkCommands(plan, commands) : [],
       checkUnused(plan, symbols),
     );
   }

@@ -1,27 +1,23 @@
 /**
- * `unknown-command` (4.4): only when a skills description is known. `assign` is built in;
+ * `unknown-command` (4.4): only when the commands are known. `assign` is built in;
  * `final_answer` and `cannot_complete` are reserved and always known.
  */
 import type { Plan } from '../ast';
+import { BUILTIN_COMMANDS, type CommandSurface } from '../commands/surface';
 import type { Diagnostic } from '../diagnostics/diagnostic';
 import { didYouMean, suggest } from './suggest';
 
-/** Commands every plan may use whatever the skills description says. */
-export const BUILTIN_COMMANDS: readonly string[] = ['assign', 'final_answer', 'cannot_complete'];
-
-/** A skills description: command name to its description (contract.md). */
-export type SkillsDescription = Readonly<Record<string, string>>;
-
-/** True when `command` is known to a plan with this description. */
-export function isKnownCommand(command: string, skills: SkillsDescription): boolean {
-  return BUILTIN_COMMANDS.includes(command) || Object.prototype.hasOwnProperty.call(skills, command);
+/** True when `command` is known to a plan with these commands. */
+export function isKnownCommand(command: string, commands: CommandSurface): boolean {
+  return BUILTIN_COMMANDS.includes(command) || commands.has(command);
 }
 
-export function checkCommands(plan: Plan, skills: SkillsDescription): Diagnostic[] {
+export function checkCommands(plan: Plan, commands: CommandSurface): Diagnostic[] {
   const out: Diagnostic[] = [];
-  const names = [...Object.keys(skills), ...BUILTIN_COMMANDS];
+  let names: string[] | null = null;
   for (const d of plan.declarations) {
-    if (!d.command || isKnownCommand(d.command.name, skills)) continue;
+    if (!d.command || isKnownCommand(d.command.name, commands)) continue;
+    names ??= [...commands.names, ...BUILTIN_COMMANDS];
     const suggestions = suggest(d.command.name, names);
     out.push({
       code: 'unknown-command',

@@ -4,9 +4,8 @@
  */
 import type { Plan } from '../ast';
 import type { Diagnostic } from '../diagnostics/diagnostic';
+import { isFinalCommand } from '../commands/surface';
 import type { Symbols } from './symbols';
-
-const EXEMPT_COMMANDS = new Set(['final_answer', 'cannot_complete']);
 
 export function checkUnused(plan: Plan, symbols: Symbols): Diagnostic[] {
   // Mark the declarations that some `$` reference uses (any declaration's, duplicates included).
@@ -21,7 +20,7 @@ export function checkUnused(plan: Plan, symbols: Symbols): Diagnostic[] {
   let i = 0;
   for (const [name, d] of symbols.declarations) {
     if (used[i++] || name === 'lastAnswer') continue;
-    if (d.command && EXEMPT_COMMANDS.has(d.command.name)) continue;
+    if (d.command && isFinalCommand(d.command.name)) continue;
     const isAssign = d.command?.name === 'assign';
     out.push({
       code: 'unused-variable',

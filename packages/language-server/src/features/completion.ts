@@ -7,7 +7,7 @@
  * string, a comment or plain text there is nothing to offer. The variables come from the
  * latest analysis, which may be one version behind on a very large plan (the server decides).
  */
-import { findInlineComment, isWhitespace, isZeroWidth, type Declaration, type Plan, type Symbols } from '@lightsop/core';
+import { FINAL_ANSWER, findInlineComment, isFinalCommand, isWhitespace, isZeroWidth, type Declaration, type Plan, type Symbols } from '@lightsop/core';
 import {
   CompletionItemKind,
   InsertTextFormat,
@@ -18,7 +18,7 @@ import {
 import type { AnalyzedDocument } from '../documents';
 import type { PositionMap } from '../to-lsp';
 import type { SkillsContext } from '../workspace';
-import { availableCommands, type CommandInfo } from './commands';
+import { availableCommands, commandOrigin, type CommandOrigin } from './commands';
 import { excerpt } from './locate';
 
 export interface CompletionInput {
@@ -128,14 +128,14 @@ function lastValueBefore(plan: Plan, offset: number): string | null {
   let found: string | null = null;
   for (const d of plan.declarations) {
     if (d.headerRange.start >= offset) break;
-    if (d.name !== '' && d.command && d.command.name !== 'final_answer' && d.command.name !== 'cannot_complete') found = d.name;
+    if (d.name !== '' && d.command && !isFinalCommand(d.command.name)) found = d.name;
   }
   return found;
 }
 
 function snippetItems(input: CompletionInput, ctx: { from: number }, offset: number, options: CompletionOptions): CompletionItem[] {
   const range = input.positions.range({ start: ctx.from, end: offset });
-  const commands = availableCommands(input.skills, input.analyzed.analysis.plan).filter((c) => c.origin === 'skills');
+  const commands = availableCommands(input.skills, input.analyzed.analysis.plan).filter((c) => commandOrigin(c) === 'skills');
   const lastValue = lastValueBefore(input.analyzed.analysis.plan, offset) ?? 'result';
   const choice = commands.length > 0 && commands.length <= 30
     ? `\${2|${commands.map((c) => snippetText(c.name, true)).join(',')}|}`
@@ -156,10 +156,10 @@ function snippetItems(input: CompletionInput, ctx: { from: number }, offset: num
       doc: 'An `assign` here-doc: every line between the markers is kept verbatim, `$` and `#` included.',
     },
     {
-      label: '@lastAnswer final_answer',
+      label: `@lastAnswer ${FINAL_ANSWER}`,
       detail: "Final answer: the plan's result",
-      snippet: `@\${1:lastAnswer} final_answer \\$\${2:${snippetText(lastValue)}}$0`,
-      plain: `@lastAnswer final_answer $${lastValue}`,
+      snippet: `@\${1:lastAnswer} ${FINAL_ANSWER} \\$\${2:${snippetText(lastValue)}}$0`,
+      plain: `@lastAnswer ${FINAL_ANSWER} $${lastValue}`,
       doc: "Declares the plan's answer for the user.",
     },
   ];
@@ -177,15 +177,18 @@ function snippetItems(input: CompletionInput, ctx: { from: number }, offset: num
 
 function commandItems(input: CompletionInput, from: number, offset: number): CompletionItem[] {
   const range = input.positions.range({ start: from, end: offset });
-  const order: Record<CommandInfo['origin'], string> = { skills: '0', plan: '1', 'built-in': '2', reserved: '3' };
-  return availableCommands(input.skills, input.analyzed.analysis.plan).map((c) => ({
-    label: c.name,
-    kind: CompletionItemKind.Function,
-    detail: c.origin === 'skills' ? `skill${input.skills.source ? ` (${input.skills.source})` : ''}` : c.origin === 'plan' ? 'used in this plan' : c.origin,
-    documentation: c.description ? { kind: 'markdown', value: c.description } : undefined,
-    sortText: `${order[c.origin]}${c.name}`,
-    textEdit: { range, newText: commandToken(c.name) },
-  }));
+  const order: Record<CommandOrigin, string> = { skills: '0', plan: '1', 'built-in': '2', reserved: '3' };
+  return availableCommands(input.skills, input.analyzed.analysis.plan).map((c) => {
+    const origin = commandOrigin(c);
+    return {
+      label: c.name,
+      kind: CompletionItemKind.Function,
+      detail: origin === 'skills' ? `skill${input.skills.source ? ` (${input.skills.source})` : ''}` : origin === 'plan' ? 'used in this plan' : origin,
+      documentation: c.description ? { kind: 'markdown', value: c.description } : undefined,
+      sortText: `${order[origin]}${c.name}`,
+      textEdit: { range, newText: commandToken(c.name) },
+    };
+  });
 }
 
 /** True when the characters of `needle` appear in order in `hay` (case-insensitive). */

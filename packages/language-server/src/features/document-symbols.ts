@@ -3,11 +3,10 @@
  * variable with its command as detail. Later duplicates are listed too, marked as such, since
  * they are still lines the author wrote.
  */
+import { ASSIGN, isFinalCommand } from '@lightsop/core';
 import { SymbolKind, type DocumentSymbol } from 'vscode-languageserver';
 import type { AnalyzedDocument } from '../documents';
 import { blockStart } from './locate';
-
-const FINAL_COMMANDS = new Set(['final_answer', 'cannot_complete']);
 
 export function getDocumentSymbols(doc: AnalyzedDocument): DocumentSymbol[] {
   const { plan, symbols } = doc.analysis;
@@ -20,7 +19,7 @@ export function getDocumentSymbols(doc: AnalyzedDocument): DocumentSymbol[] {
       // Clients reject empty symbol names.
       name: d.name === '' ? '@ (missing name)' : d.name,
       detail,
-      kind: FINAL_COMMANDS.has(command) ? SymbolKind.Event : command === 'assign' ? SymbolKind.Constant : SymbolKind.Variable,
+      kind: isFinalCommand(command) ? SymbolKind.Event : command === ASSIGN ? SymbolKind.Constant : SymbolKind.Variable,
       range: doc.positions.range({ start: blockStart(d), end: Math.max(d.range.end, d.nameRange.end) }),
       selectionRange: doc.positions.range(d.nameRange),
     });

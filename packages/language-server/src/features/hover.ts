@@ -6,7 +6,7 @@
 import { dependentsOf, type Declaration } from '@lightsop/core';
 import type { Hover, Position } from 'vscode-languageserver';
 import type { AnalyzedDocument } from '../documents';
-import { commandInfo } from './commands';
+import { commandInfo, commandOrigin } from './commands';
 import { excerpt, targetAt, type Target } from './locate';
 
 /** The longest run of backticks in the text (a loop: a text can hold 200k runs). */
@@ -62,12 +62,16 @@ export function describeDeclaration(doc: AnalyzedDocument, decl: Declaration): s
 
 function describeCommand(doc: AnalyzedDocument, name: string): string {
   const info = commandInfo(name, doc.skills);
-  const head = `**${info?.origin === 'skills' || !info ? 'command' : `${info.origin} command`}** ${inlineCode(name)}`;
+  const origin = info ? commandOrigin(info) : 'skills';
+  const head = `**${origin === 'skills' ? 'command' : `${origin} command`}** ${inlineCode(name)}`;
   if (info) {
-    const from = info.origin === 'skills' && doc.skills.source ? `\n\n*From ${inlineCode(doc.skills.source)}.*` : '';
-    return `${head}\n\n${info.description || '*(no description)*'}${from}`;
+    const facts: string[] = [];
+    if (info.parameters && info.parameters.length > 0) facts.push(`Parameters: ${info.parameters.map((p) => inlineCode(p.name)).join(', ')}`);
+    if (info.sideEffects !== undefined && origin === 'skills') facts.push(info.sideEffects ? 'Has side effects: sessions ask for approval.' : 'No side effects.');
+    const from = origin === 'skills' && doc.skills.source ? `*From ${inlineCode(doc.skills.source)}.*` : '';
+    return [head, info.description || '*(no description)*', facts.join('  \n'), from].filter((p) => p !== '').join('\n\n');
   }
-  if (doc.skills.description) return `${head}\n\nNot in the skills description${doc.skills.source ? ` (${inlineCode(doc.skills.source)})` : ''}.`;
+  if (doc.skills.commands) return `${head}\n\nNot in the skills description${doc.skills.source ? ` (${inlineCode(doc.skills.source)})` : ''}.`;
   return `${head}\n\nNo skills description is configured, so commands are not checked. Name one with \`"skills"\` in \`lightsop.config.json\`.`;
 }
 

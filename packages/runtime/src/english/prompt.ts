@@ -9,6 +9,7 @@
  * each part stays the first line of its block, directly followed by the text, as 8.2 lays it out.
  */
 import { randomBytes } from 'node:crypto';
+import { isFinalCommand } from '@lightsop/core';
 
 export interface GenerationRequest {
   instructions: string;
@@ -22,11 +23,9 @@ export interface GenerationRequest {
   commands: { name: string; description: string }[];
 }
 
-export const FINAL_COMMANDS = ['final_answer', 'cannot_complete'];
-
 /** Final commands are available when the registry lists one of them. */
 export function finalCommandsAvailable(commands: readonly { name: string }[]): boolean {
-  return commands.some((c) => FINAL_COMMANDS.includes(c.name));
+  return commands.some((c) => isFinalCommand(c.name));
 }
 
 function text(value: unknown): string {

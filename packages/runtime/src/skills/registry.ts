@@ -2,8 +2,7 @@
  * Command registries: the AchillesAgentLib protocol (contract.md form (a)) and the adapter that
  * turns a plain skills map (form (b)) into one (6.7).
  */
-import { listedCommands, type SkillsDescription } from '@lightsop/core';
-import { textOf } from '../values';
+import { readSkillsMapCommands, type CommandSource } from '@lightsop/core';
 
 /**
  * The idempotency key of a command run by a distributed worker (docs/scale-out.md): `id` is the
@@ -49,11 +48,6 @@ export interface Responder {
   cancel(reason?: unknown): ValueRecord;
 }
 
-export interface CommandEntry {
-  readonly name: string;
-  readonly description: string;
-}
-
 /** Answer of a cancel heuristic: nothing for no match, or an object with an optional reason. */
 export type CancelHeuristic = (data: unknown) => { reason?: unknown; [key: string]: unknown } | null | undefined | void;
 
@@ -69,6 +63,8 @@ export interface SkillDefinition {
   readonly description?: string;
   /** False for a command without side effects: sessions run it without asking for approval. */
   readonly sideEffects?: boolean;
+  /** The parameters, for hovers and tool descriptions: names, or `{ name, description?, required? }`. */
+  readonly parameters?: readonly (string | { name: string; description?: string; required?: boolean })[];
   run(args: unknown[], ctx: CommandPayload): unknown;
 }
 
@@ -90,15 +86,10 @@ export function isSkillsMap(x: unknown): x is SkillsMap {
 }
 
 /** Adapts a skills map to the registry protocol (6.7). */
-export function registryFromSkillsMap(map: SkillsMap): CommandRegistry {
+export function registryFromSkillsMap(map: SkillsMap, source?: CommandSource): CommandRegistry {
   const own = (name: string) => Object.prototype.hasOwnProperty.call(map, name);
   return {
-    listCommands: () => Object.keys(map).map((name) => {
-      const skill = map[name]!;
-      const entry: CommandEntry & { sideEffects?: boolean } = { name, description: textOf(skill.description ?? '') };
-      if (typeof skill.sideEffects === 'boolean') entry.sideEffects = skill.sideEffects;
-      return entry;
-    }),
+    listCommands: () => readSkillsMapCommands(map, source),
     async executeCommand(payload, responder) {
       if (!own(payload.command)) throw new Error(`Unknown command ${payload.command}`);
       const value = await map[payload.command]!.run(payload.args, payload);
@@ -108,29 +99,22 @@ export function registryFromSkillsMap(map: SkillsMap): CommandRegistry {
 }
 
 /**
- * Turns a skills module's default export into a registry, or throws a TypeError saying what a
- * module must export.
+ * Why a value can serve neither as a registry nor as a skills map, or null when it can: what a
+ * skills module's default export must be.
  */
-export function toCommandRegistry(exported: unknown, origin = 'skills module'): CommandRegistry {
-  if (isCommandRegistry(exported)) return exported;
+export function commandRegistryProblem(exported: unknown): string | null {
+  if (isCommandRegistry(exported)) return null;
   if (isObject(exported) && ('listCommands' in exported || 'executeCommand' in exported)) {
     const missing = ['listCommands', 'executeCommand'].filter((k) => typeof exported[k] !== 'function');
-    throw new TypeError(`${origin}: commandsRegistry.${missing[0]} must be a function`);
+    return `commandsRegistry.${missing[0]} must be a function`;
   }
-  if (isSkillsMap(exported)) return registryFromSkillsMap(exported);
-  throw new TypeError(
-    `${origin}: the default export must be a commands registry ({ listCommands, executeCommand }) or a skills map ({ NAME: { description, run } })`,
-  );
+  if (isSkillsMap(exported)) return null;
+  return 'the default export must be a commands registry ({ listCommands, executeCommand }) or a skills map ({ NAME: { description, run } })';
 }
 
-/** The registry's commands (6.7): `command` accepted for `name`, unusable entries ignored, a throw is an empty list. */
-export function listRegistryCommands(registry: CommandRegistry): CommandEntry[] {
-  return listedCommands(registry);
-}
-
-/** The skills description (name to description) of a registry. */
-export function describeRegistry(registry: CommandRegistry): SkillsDescription {
-  const out: Record<string, string> = {};
-  for (const c of listRegistryCommands(registry)) out[c.name] = c.description;
-  return out;
+/** Turns a registry or a skills map into a registry, or throws a TypeError saying what it must be. */
+export function toCommandRegistry(exported: unknown, origin = 'skills module'): CommandRegistry {
+  const problem = commandRegistryProblem(exported);
+  if (problem !== null) throw new TypeError(`${origin}: ${problem}`);
+  return isCommandRegistry(exported) ? exported : registryFromSkillsMap(exported as SkillsMap, { kind: 'skills-map', name: origin });
 }

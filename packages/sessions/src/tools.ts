@@ -4,37 +4,24 @@
  * single argument is the tool input and whose comment is the planner's reason. A success is the
  * tool result (pause-for-input data included); a failure or cancellation is a tool error.
  */
-import { listedCommands } from '@lightsop/core';
-import { createResponder } from '../responder';
-import type { CommandRegistry } from '../skills/registry';
+import { CommandSurface } from '@lightsop/core';
+import { createResponder, type CommandRegistry } from '@lightsop/runtime';
 import type { LoopTool } from './loop-session';
-import { isReservedName } from './reserved';
 import { markSupervised } from './supervisor';
-import type { CommandInfo, SessionCommandPayload } from './types';
+import type { SessionCommandPayload } from './types';
 
-/** The registry's commands with their optional `sideEffects` flags; reserved names and repeats are left out. */
-export function listCommandInfos(registry: CommandRegistry): CommandInfo[] {
-  const out: CommandInfo[] = [];
-  const seen = new Set<string>();
-  for (const c of listedCommands(registry)) {
-    if (seen.has(c.name) || isReservedName(c.name)) continue;
-    seen.add(c.name);
-    out.push(c);
-  }
-  return out;
-}
-
-/** The model-visible descriptions of a registry's commands (reserved names left out). */
-export function describeCommands(registry: CommandRegistry): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const c of listCommandInfos(registry)) out[c.name] = c.description;
-  return out;
+/**
+ * The commands a registry offers a session: its command surface without the reserved names,
+ * which the sessions provide themselves (sessions.md 1.2).
+ */
+export function sessionCommands(registry: CommandRegistry | null): CommandSurface {
+  return registry ? CommandSurface.fromRegistry(registry).withoutReserved() : CommandSurface.EMPTY;
 }
 
 /** Turns every command of a registry into a loop tool. */
 export function toolsFromRegistry(registry: CommandRegistry): Record<string, LoopTool> {
   const tools: Record<string, LoopTool> = {};
-  for (const info of listCommandInfos(registry)) {
+  for (const info of sessionCommands(registry).commands) {
     const tool: LoopTool = {
       description: info.description,
       async handler(input, context) {

@@ -4,10 +4,7 @@
  * signal aborts. A thin layer over `analyzePlan` and `Interpreter`.
  */
 import { analyzePlan, type Declaration } from '@lightsop/core';
-import { Interpreter } from '../interpreter';
-import { DefaultExecutionMonitor, type ExecutionMonitor } from '../monitor';
-import type { CommandRegistry } from '../skills/registry';
-import { dataText } from '../values';
+import { DefaultExecutionMonitor, Interpreter, dataText, type CommandRegistry, type ExecutionMonitor } from '@lightsop/runtime';
 import type { VariableState } from './types';
 
 export interface PlanDiagnostic {

@@ -4,8 +4,8 @@
  * separated history is passed through; abort signals, model routing and reasoning effort are
  * forwarded on every call. Nothing here logs prompts or keys.
  */
-import type { CallOptions, SessionChatMessage as SessionMessage, CompleteRequest, Interpretation, ReplyIntent, SessionAgent } from '../agent/types';
-import type { ChatMessage, LlmAgent, PromptOptions } from './agent';
+import type { ChatMessage, LlmAgent, PromptOptions } from '@lightsop/runtime';
+import type { CallOptions, SessionChatMessage as SessionMessage, CompleteRequest, Interpretation, ReplyIntent, SessionAgent } from './types';
 
 export interface SessionAgentOptions {
   /**

@@ -2,6 +2,7 @@
  * Errors of the session layer (sessions.md 1.8 and 4.2). Callers branch on the class and, for
  * registry errors, on the `kind` string.
  */
+import type { CANNOT_COMPLETE } from '@lightsop/core';
 
 /** A caller-supplied tool or command uses a name the runtime reserves. */
 export class ReservedNameError extends Error {
@@ -63,7 +64,7 @@ export class ShutdownError extends Error {
 
 /** A delegated child turn did not produce an answer (failed, cannot_complete or interrupted). */
 export class DelegationError extends Error {
-  constructor(readonly outcome: 'failed' | 'cannot_complete' | 'interrupted' | 'error', message: string) {
+  constructor(readonly outcome: 'failed' | typeof CANNOT_COMPLETE | 'interrupted' | 'error', message: string) {
     super(message);
     this.name = 'DelegationError';
   }

@@ -4,11 +4,11 @@
  * and, when the definition lists delegates, a `delegate` command and tool that run work in a
  * child loop through the registry. Hosts with other needs write their own `createSessions`.
  */
-import type { CommandRegistry } from '../skills/registry';
+import type { CommandRegistry } from '@lightsop/runtime';
 import { LoopSession, type LoopSessionOptions } from './loop-session';
 import type { LoopBuildContext, LoopDefinition, ModeName, ModeSpec, ModelRef } from './registry';
 import { SopSession, type SopSessionOptions } from './sop-session';
-import { describeCommands, listCommandInfos, toolsFromRegistry } from './tools';
+import { sessionCommands, toolsFromRegistry } from './tools';
 import type { SessionAgent, SessionLogger } from './types';
 
 export interface AgentLoopOptions {
@@ -35,7 +35,7 @@ function withDelegate(registry: CommandRegistry | null, delegates: readonly stri
   if (!delegate) return registry;
   const description = `Runs a sub-task in a child agent and returns its answer: delegate AGENT TEXT, where AGENT is one of ${delegates.join(', ')}. In a loop, the input is the agent name on the first line and the task on the following lines.`;
   return {
-    listCommands: () => [...(registry ? listCommandInfos(registry) : []).filter((c) => c.name !== DELEGATE_COMMAND), { name: DELEGATE_COMMAND, description, sideEffects: true }],
+    listCommands: () => [...sessionCommands(registry).commands.filter((c) => c.name !== DELEGATE_COMMAND), { name: DELEGATE_COMMAND, description, sideEffects: true }],
     async executeCommand(payload, responder) {
       if (payload.command !== DELEGATE_COMMAND) {
         if (!registry) throw new Error(`Unknown command ${payload.command}`);
@@ -77,7 +77,7 @@ export function defineAgentLoop(options: AgentLoopOptions): LoopDefinition {
       return {
         sop: () => new SopSession({
           agent: options.agent,
-          skillsDescription: registry ? describeCommands(registry) : {},
+          skillsDescription: sessionCommands(registry).describe(),
           commandsRegistry: registry,
           options: { ...options.sop, supervisor: context.supervisor, systemPrompt, ...(options.logger ? { logger: options.logger } : {}) },
         }),

@@ -2,25 +2,18 @@
  * Reserved tools and commands (sessions.md 1.2): names the runtime owns, the normalisation of
  * their arguments, and the preparation-only `clarify_context` answerer.
  */
+import { CANNOT_COMPLETE, CLARIFY_CONTEXT, FINAL_ANSWER, RESERVED_NAMES, isReservedName } from '@lightsop/core';
 import { ReservedNameError } from './errors';
 import type { CallOptions, SessionAgent } from './types';
 
-export const FINAL_ANSWER = 'final_answer';
-export const CANNOT_COMPLETE = 'cannot_complete';
-export const CLARIFY_CONTEXT = 'clarify_context';
-export const RESERVED_NAMES = [FINAL_ANSWER, CANNOT_COMPLETE, CLARIFY_CONTEXT] as const;
+// The names themselves are core's (one definition for the validator, the runtime and sessions).
+export { CANNOT_COMPLETE, CLARIFY_CONTEXT, FINAL_ANSWER, RESERVED_NAMES, isReservedName };
 export const CLARIFY_UNAVAILABLE = 'The requested information is not available in the parent context.';
 export const DEFAULT_CANNOT_COMPLETE = 'The agent cannot complete the task.';
 
-const RESERVED = new Set<string>(RESERVED_NAMES);
-
-export function isReservedName(name: string): boolean {
-  return RESERVED.has(name);
-}
-
 /** Throws ReservedNameError for the first reserved key of a caller-supplied map. */
 export function assertNoReservedNames(names: Iterable<string>): void {
-  for (const name of names) if (RESERVED.has(name)) throw new ReservedNameError(name);
+  for (const name of names) if (isReservedName(name)) throw new ReservedNameError(name);
 }
 
 /**
@@ -37,12 +30,6 @@ export function normalizeFinalText(value: unknown): string {
   }
   return '';
 }
-
-export const RESERVED_DESCRIPTIONS: Readonly<Record<string, string>> = {
-  [FINAL_ANSWER]: 'Declares the user-facing answer: final_answer VALUE (one literal or one $reference).',
-  [CANNOT_COMPLETE]: 'Declares that the request cannot be done, with the reason: cannot_complete REASON.',
-  [CLARIFY_CONTEXT]: 'Asks specific questions that are answered strictly from the parent conversation: clarify_context QUESTIONS.',
-};
 
 /**
  * Answers `clarify_context` questions strictly from the parent snapshot. Without questions, a
@@ -76,7 +63,7 @@ export async function answerClarifyContext(
     tags: options.tags ?? null,
     reasoningEffort: options.reasoningEffort ?? null,
     signal: options.signal,
-    context: { intent: 'clarify_context' },
+    context: { intent: CLARIFY_CONTEXT },
   });
   const text = typeof reply === 'string' ? reply.trim() : '';
   return text === '' ? CLARIFY_UNAVAILABLE : text;

@@ -5,20 +5,18 @@
  * turn. History is compressed before a prompt when it grows too large. The session never runs
  * a tool after its prompt signal fired and never lets a late result replace an interruption.
  */
-import {
-  EventHub, PromptControl, PromptInterrupted, appendInterruption, checkSignal, errorText, hasKey, interruptionMessage, jsonSafe,
-  looksLikeFreshInstruction,
-} from './control';
+import { BUILTIN_DESCRIPTIONS } from '@lightsop/core';
+import { PromptInterrupted, appendInterruption, checkSignal, errorText, interruptionMessage, jsonSafe } from './control';
 import { parseDecision, type PlannerDecision } from './decision';
-import { SessionBusyError, SessionRunError } from './errors';
+import { SessionRunError } from './errors';
 import {
-  CANNOT_COMPLETE, CLARIFY_CONTEXT, DEFAULT_CANNOT_COMPLETE, FINAL_ANSWER, RESERVED_DESCRIPTIONS, answerClarifyContext, assertNoReservedNames,
+  CANNOT_COMPLETE, CLARIFY_CONTEXT, DEFAULT_CANNOT_COMPLETE, FINAL_ANSWER, answerClarifyContext, assertNoReservedNames,
   isReservedName, normalizeFinalText,
 } from './reserved';
-import { ApprovalGate, writeProgress, type FollowUpApprover } from './supervisor';
-import {
-  defaultLogger, type SessionChatMessage as ChatMessage, type ConversationSnapshot, type ReasoningEffort, type SessionAgent, type SessionEvent, type SessionEvents,
-  type SessionLogger, type SessionStatus, type Supervisor, type TurnStatus,
+import { SessionBase, checkSessionInit, type PromptCallOptions } from './session-base';
+import { writeProgress, type FollowUpApprover } from './supervisor';
+import type {
+  SessionChatMessage as ChatMessage, ConversationSnapshot, ReasoningEffort, SessionAgent, SessionLogger, SessionStatus, Supervisor, TurnStatus,
 } from './types';
 
 export type { PlannerDecision };
@@ -105,8 +103,8 @@ export type LoopHistoryEntry =
   | { type: 'user'; prompt: string }
   | { type: 'tool_call'; tool: string; prompt: string }
   | { type: 'tool'; tool: string; prompt: string; resultRef: string }
-  | { type: 'final_answer'; answer: string; success?: false; validationFailed?: true }
-  | { type: 'cannot_complete'; answer: string }
+  | { type: typeof FINAL_ANSWER; answer: string; success?: false; validationFailed?: true }
+  | { type: typeof CANNOT_COMPLETE; answer: string }
   | { type: 'awaiting_input'; tool: string; answer: string; step: string | null }
   | { type: 'input_provided'; tool: string }
   | { type: 'validation_failed'; expected: string; actual: string; retryCount: number }
@@ -137,15 +135,11 @@ export type LoopTurnResult =
   | { kind: 'answer'; answer: string; turn: TurnRecord }
   | { kind: 'tool_failure'; answer: string; turn: TurnRecord }
   | { kind: 'awaiting_input'; answer: string; tool: string; turn: TurnRecord }
-  | { kind: 'cannot_complete'; answer: string; turn: TurnRecord }
+  | { kind: typeof CANNOT_COMPLETE; answer: string; turn: TurnRecord }
   | { kind: 'limit'; limit: 'steps' | 'errors' | 'retries'; answer: string; turn: TurnRecord }
   | { kind: 'interrupted'; answer: string; turn: TurnRecord };
 
-export interface LoopPromptOptions {
-  signal?: AbortSignal;
-  model?: string | null;
-  tags?: readonly string[] | null;
-  reasoningEffort?: ReasoningEffort | null;
+export interface LoopPromptOptions extends PromptCallOptions {
   expected?: string | number;
   maxRetries?: number;
   context?: readonly string[];
@@ -203,7 +197,7 @@ export function historyFromInitial(initial: unknown): LoopHistoryEntry[] {
     const { role, message } = item as { role?: unknown; message?: unknown };
     if (typeof message !== 'string' || message.trim() === '') throw new TypeError(`initialHistory[${index}]: message must be a non-empty string`);
     if (role === 'user') return { type: 'user', prompt: message };
-    if (role === 'assistant') return { type: 'final_answer', answer: message };
+    if (role === 'assistant') return { type: FINAL_ANSWER, answer: message };
     throw new TypeError(`initialHistory[${index}]: role must be user or assistant`);
   });
 }
@@ -314,11 +308,11 @@ function escapeRegExp(text: string): string {
 
 /** Why the decision cycle stopped. */
 type Stop =
-  | { kind: 'answer' | 'tool_failure' | 'cannot_complete'; answer: string; turn: TurnStatus; session: SessionStatus }
+  | { kind: 'answer' | 'tool_failure' | typeof CANNOT_COMPLETE; answer: string; turn: TurnStatus; session: SessionStatus }
   | { kind: 'awaiting_input'; answer: string; tool: string }
   | { kind: 'limit'; limit: 'steps' | 'errors' | 'retries'; answer: string; turn: TurnStatus; session: SessionStatus };
 
-export class LoopSession implements SessionEvents {
+export class LoopSession extends SessionBase {
   readonly agent: SessionAgent;
   readonly options: ResolvedLoopOptions;
   readonly baseSystemPrompt: string;
@@ -332,33 +326,24 @@ export class LoopSession implements SessionEvents {
   readonly failedTurns: TurnRecord[] = [];
   errorCount = 0;
 
-  readonly #hub: EventHub;
-  readonly #gate: ApprovalGate;
-  readonly #log: SessionLogger;
   readonly #preparation: LoopPreparation | null;
   readonly #preparationSession: boolean;
   readonly #clarifyEnabled: boolean;
   readonly #parentContext: ConversationSnapshot | Record<string, unknown> | null;
   #userTools: Readonly<Record<string, LoopTool>>;
   #tools: Readonly<Record<string, LoopTool>>;
-  #status: SessionStatus = 'idle';
   #lastAnswer: string | null = null;
-  #control: PromptControl | null = null;
-  #promptCount = 0;
 
   constructor(init: LoopSessionInit) {
-    if (!init || typeof init !== 'object') throw new TypeError('LoopSession needs { agent, tools }');
-    const agent = init.agent as Partial<SessionAgent> | undefined;
-    if (!agent || typeof agent !== 'object' || typeof agent.complete !== 'function') throw new TypeError('LoopSession needs an agent with complete()');
+    checkSessionInit(init, 'LoopSession', 'agent, tools', 'complete');
     if (typeof init.tools !== 'object' || init.tools === null || Array.isArray(init.tools)) throw new TypeError('tools must be an object mapping names to tools');
     assertNoReservedNames(Object.keys(init.tools));
     const options = init.options ?? {};
-    this.history = historyFromInitial(options.initialHistory);
+    const history = historyFromInitial(options.initialHistory);
+    super(options.logger);
+    this.history = history;
     this.agent = init.agent;
     this.options = resolveLoopOptions(options);
-    this.#log = options.logger ?? defaultLogger;
-    this.#hub = new EventHub(this.#log);
-    this.#gate = new ApprovalGate((e) => this.#emit(e));
     this.supervisor = options.supervisor ?? null;
     this.#preparation = options.preparation ?? null;
     this.#preparationSession = options.preparationSession === true;
@@ -371,18 +356,6 @@ export class LoopSession implements SessionEvents {
   }
 
   // ---------------------------------------------------------------- public surface
-
-  get events(): SessionEvents {
-    return this;
-  }
-
-  onEvent(listener: (event: SessionEvent) => void) {
-    return this.#hub.onEvent(listener);
-  }
-
-  get status(): SessionStatus {
-    return this.#status;
-  }
 
   get lastAnswer(): string | null {
     return this.#lastAnswer;
@@ -399,7 +372,7 @@ export class LoopSession implements SessionEvents {
 
   /** Number of remembered always-approve decisions. */
   get alwaysApproveCacheSize(): number {
-    return this.#gate.cachedCount;
+    return this.gate.cachedCount;
   }
 
   getLastResult(): string | null {
@@ -407,11 +380,11 @@ export class LoopSession implements SessionEvents {
   }
 
   async getVariables(): Promise<{ lastAnswer: string | null; status: SessionStatus; failedTurns: number }> {
-    return { lastAnswer: this.#lastAnswer, status: this.#status, failedTurns: this.failedTurns.length };
+    return { lastAnswer: this.#lastAnswer, status: this.status, failedTurns: this.failedTurns.length };
   }
 
   getConversationSnapshot(): ConversationSnapshot {
-    return { type: 'loop', status: this.#status, lastAnswer: this.#lastAnswer, history: jsonSafe<unknown[]>(this.history) };
+    return { type: 'loop', status: this.status, lastAnswer: this.#lastAnswer, history: jsonSafe<unknown[]>(this.history) };
   }
 
   hasFailedTurns(): boolean {
@@ -421,15 +394,9 @@ export class LoopSession implements SessionEvents {
   async finalizeFailures(): Promise<string | null> {
     if (this.failedTurns.length === 0) return null;
     const reason = FINALIZE_FAILURES_REASON;
-    this.history.push({ type: 'cannot_complete', answer: reason });
+    this.history.push({ type: CANNOT_COMPLETE, answer: reason });
     this.#lastAnswer = reason;
     return reason;
-  }
-
-  cancel(reason = 'cancelled'): boolean {
-    if (!this.#control) return false;
-    this.#control.controller.abort(reason);
-    return true;
   }
 
   replaceTools(tools: Readonly<Record<string, LoopTool>>, change: { added?: string[]; updated?: string[]; removed?: string[] } = {}): Readonly<Record<string, LoopTool>> {
@@ -447,22 +414,20 @@ export class LoopSession implements SessionEvents {
   #buildTools(user: Readonly<Record<string, LoopTool>>): Readonly<Record<string, LoopTool>> {
     const tools: Record<string, LoopTool> = { ...user };
     tools[FINAL_ANSWER] = {
-      description: RESERVED_DESCRIPTIONS[FINAL_ANSWER]!,
+      description: BUILTIN_DESCRIPTIONS[FINAL_ANSWER]!,
       sideEffects: false,
       handler: async (input) => normalizeFinalText(input),
     };
     tools[CANNOT_COMPLETE] = {
-      description: RESERVED_DESCRIPTIONS[CANNOT_COMPLETE]!,
+      description: BUILTIN_DESCRIPTIONS[CANNOT_COMPLETE]!,
       sideEffects: false,
       handler: async (input) => normalizeFinalText(input).trim() || DEFAULT_CANNOT_COMPLETE,
     };
     if (this.#clarifyEnabled) {
       tools[CLARIFY_CONTEXT] = {
-        description: RESERVED_DESCRIPTIONS[CLARIFY_CONTEXT]!,
+        description: BUILTIN_DESCRIPTIONS[CLARIFY_CONTEXT]!,
         sideEffects: false,
-        handler: async (input, ctx) => answerClarifyContext(input.split('\n'), this.#parentContext, this.agent, {
-          model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort, signal: ctx.signal,
-        }),
+        handler: async (input, ctx) => answerClarifyContext(input.split('\n'), this.#parentContext, this.agent, this.callOptions(ctx.signal)),
       };
     }
     return tools;
@@ -472,23 +437,16 @@ export class LoopSession implements SessionEvents {
 
   async newPrompt(prompt: string, options: LoopPromptOptions = {}): Promise<LoopTurnResult> {
     if (typeof prompt !== 'string' || prompt.trim() === '') throw new TypeError('prompt must be a non-empty string');
-    if (this.#control) throw new SessionBusyError();
-    if (hasKey(options, 'model')) this.options.model = options.model ?? null;
-    if (hasKey(options, 'tags')) this.options.tags = options.tags ? [...options.tags] : null;
-    if (hasKey(options, 'reasoningEffort')) this.options.reasoningEffort = options.reasoningEffort ?? null;
+    this.claimPrompt(options);
     const context = (options.context ?? []).filter((l): l is string => typeof l === 'string');
     this.systemPrompt = context.length > 0 ? `${this.baseSystemPrompt}\n\n${context.join('\n')}` : this.baseSystemPrompt;
-    if (this.#status === 'interrupted') this.#status = 'active';
-    const control = new PromptControl(options.signal);
-    this.#control = control;
     const maxRetries = typeof options.maxRetries === 'number' && Number.isFinite(options.maxRetries) ? Math.max(1, Math.floor(options.maxRetries)) : this.options.maxRetriesPerTurn;
     const turn: TurnRecord = {
       prompt, effectivePrompt: prompt, steps: [], status: 'running', finalAnswer: null,
       expected: options.expected === undefined || options.expected === null ? null : String(options.expected), retryCount: 0, maxRetries,
     };
     this.turns.push(turn);
-    this.#status = 'running';
-    this.#emit({ type: 'prompt_started', promptIndex: this.#promptCount++ });
+    const control = this.startPrompt(options.signal);
     let result: LoopTurnResult;
     try {
       checkSignal(control.signal);
@@ -507,27 +465,21 @@ export class LoopSession implements SessionEvents {
         appendInterruption(this.history, reason, message);
         turn.status = 'interrupted';
         turn.finalAnswer = message;
-        this.#status = 'interrupted';
+        this.setStatus('interrupted');
         this.#lastAnswer = message;
         result = { kind: 'interrupted', answer: message, turn };
       } else {
         const runError = error instanceof SessionRunError ? error : new SessionRunError('decision', error);
-        this.#status = 'failed';
+        this.setStatus('failed');
         turn.status = 'failed';
         this.history.push({ type: 'system', event: 'run_error', phase: runError.phase, message: errorText(runError.cause), at: new Date().toISOString() });
-        this.#release(control);
+        this.endPrompt(control);
         throw runError;
       }
     }
-    this.#release(control);
+    this.endPrompt(control);
     if (result.answer !== this.#lastAnswer) throw new Error('internal error: the returned answer differs from lastAnswer');
     return result;
-  }
-
-  #release(control: PromptControl): void {
-    control.release();
-    this.#control = null;
-    this.#emit({ type: 'prompt_settled', status: this.#status });
   }
 
   #finish(turn: TurnRecord, stop: Stop): LoopTurnResult {
@@ -535,11 +487,11 @@ export class LoopSession implements SessionEvents {
     turn.finalAnswer = stop.answer;
     if (stop.kind === 'awaiting_input') {
       turn.status = 'awaiting_input';
-      this.#status = 'awaiting_input';
+      this.setStatus('awaiting_input');
       return { kind: 'awaiting_input', answer: stop.answer, tool: stop.tool, turn };
     }
     turn.status = stop.turn;
-    this.#status = stop.session;
+    this.setStatus(stop.session);
     if (stop.kind === 'limit') return { kind: 'limit', limit: stop.limit, answer: stop.answer, turn };
     return { kind: stop.kind, answer: stop.answer, turn };
   }
@@ -548,7 +500,7 @@ export class LoopSession implements SessionEvents {
   #pendingInteraction(): { tool: string; answer: string } | null {
     for (let i = this.history.length - 1; i >= 0; i--) {
       const e = this.history[i]!;
-      if (e.type === 'final_answer' || e.type === 'cannot_complete' || e.type === 'input_provided') return null;
+      if (e.type === FINAL_ANSWER || e.type === CANNOT_COMPLETE || e.type === 'input_provided') return null;
       if (e.type === 'awaiting_input') return { tool: e.tool, answer: e.answer };
     }
     return null;
@@ -568,43 +520,14 @@ export class LoopSession implements SessionEvents {
       checkSignal(signal);
       let decision: PlannerDecision | null = null;
       const pending = stepIndex === 0 ? this.#pendingInteraction() : null;
-      if (pending && tools[pending.tool]) {
-        const lower = turn.prompt.toLowerCase();
-        const other = Object.keys(tools).some((name) => name !== pending.tool && lower.includes(name.toLowerCase()));
-        if (!other) {
-          let intent = 'unknown';
-          if (typeof this.agent.interpretMessage === 'function') {
-            try {
-              const r = await this.agent.interpretMessage(turn.prompt, {
-                intents: ['accept', 'cancel', 'update'], model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort, signal,
-              });
-              intent = r?.intent ?? 'unknown';
-            } catch (error) {
-              if (signal.aborted) throw new PromptInterrupted();
-              this.#log(`interpretMessage failed: ${errorText(error)}`);
-            }
-            checkSignal(signal);
-          }
-          if (intent === 'accept' || intent === 'cancel' || intent === 'update' || !looksLikeFreshInstruction(turn.prompt)) {
-            decision = { tool: pending.tool, prompt: turn.effectivePrompt, reason: '', routeReason: 'pending_awaiting_input' };
-            this.history.push({ type: 'input_provided', tool: pending.tool });
-          }
-        }
+      if (pending && tools[pending.tool] && await this.repliesToPending(turn.prompt, pending.tool, Object.keys(tools), signal)) {
+        decision = { tool: pending.tool, prompt: turn.effectivePrompt, reason: '', routeReason: 'pending_awaiting_input' };
+        this.history.push({ type: 'input_provided', tool: pending.tool });
       }
       if (!decision) {
-        let reply: string;
-        try {
-          reply = await this.agent.complete({
-            prompt: turn.effectivePrompt,
-            history: this.#plannerHistory(turn, userEntry),
-            model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort, signal,
-            context: { intent: 'loop.decide', stepIndex },
-          });
-        } catch (error) {
-          if (signal.aborted) throw new PromptInterrupted();
-          throw new SessionRunError('decision', error);
-        }
-        checkSignal(signal);
+        const reply = await this.callAgent('decision', signal, () => this.agent.complete({
+          prompt: turn.effectivePrompt, history: this.#plannerHistory(turn, userEntry), ...this.callOptions(signal), context: { intent: 'loop.decide', stepIndex },
+        }));
         decision = parseDecision(reply);
         if (!decision) {
           this.errorCount += 1;
@@ -617,8 +540,8 @@ export class LoopSession implements SessionEvents {
       const reserved = isReservedName(decision.tool);
       if (decision.reason.trim() !== '' && !reserved) {
         const item = { type: 'tool_reason' as const, tool: decision.tool, reason: decision.reason, stepIndex };
-        this.#emit(item);
-        await writeProgress(this.supervisor, item, this.#log);
+        this.emit(item);
+        await writeProgress(this.supervisor, item, this.log);
         checkSignal(signal);
       }
       this.history.push({ type: 'tool_call', tool: decision.tool, prompt: decision.prompt });
@@ -644,30 +567,30 @@ export class LoopSession implements SessionEvents {
       }
       if (isPlainObject(coerced) && coerced.success === true && ('records' in coerced || 'message' in coerced || 'operation' in coerced)) {
         const answer = JSON.stringify(coerced, null, 2);
-        this.history.push({ type: 'final_answer', answer });
+        this.history.push({ type: FINAL_ANSWER, answer });
         return { kind: 'answer', answer, turn: 'done', session: 'active' };
       }
       if (isPlainObject(coerced) && coerced.success === false && ('message' in coerced || 'error' in coerced || 'operation' in coerced)) {
         const answer = JSON.stringify(coerced, null, 2);
-        this.history.push({ type: 'final_answer', answer, success: false });
+        this.history.push({ type: FINAL_ANSWER, answer, success: false });
         return { kind: 'tool_failure', answer, turn: 'failed', session: 'active' };
       }
       if (decision.tool === CANNOT_COMPLETE) {
         const answer = String(result);
-        this.history.push({ type: 'cannot_complete', answer });
+        this.history.push({ type: CANNOT_COMPLETE, answer });
         this.failedTurns.push(turn);
-        return { kind: 'cannot_complete', answer, turn: 'failed', session: 'failed' };
+        return { kind: CANNOT_COMPLETE, answer, turn: 'failed', session: 'failed' };
       }
       if (decision.tool === FINAL_ANSWER) {
         const answer = String(result);
         if (turn.expected === null || answer.trim().toLowerCase() === turn.expected.trim().toLowerCase()) {
-          this.history.push({ type: 'final_answer', answer });
+          this.history.push({ type: FINAL_ANSWER, answer });
           return { kind: 'answer', answer, turn: 'done', session: 'active' };
         }
         turn.retryCount += 1;
         this.history.push({ type: 'validation_failed', expected: turn.expected, actual: answer, retryCount: turn.retryCount });
         if (turn.retryCount >= turn.maxRetries) {
-          this.history.push({ type: 'final_answer', answer, validationFailed: true });
+          this.history.push({ type: FINAL_ANSWER, answer, validationFailed: true });
           this.failedTurns.push(turn);
           return { kind: 'limit', limit: 'retries', answer, turn: 'failed', session: 'active' };
         }
@@ -677,7 +600,7 @@ export class LoopSession implements SessionEvents {
       const key = `${decision.tool}\u0000${executed.input}\u0000${resultText}`;
       repeat = repeat && repeat.key === key ? { key, count: repeat.count + 1 } : { key, count: 1 };
       if (repeat.count >= 3) {
-        this.history.push({ type: 'final_answer', answer: resultText });
+        this.history.push({ type: FINAL_ANSWER, answer: resultText });
         return { kind: 'answer', answer: resultText, turn: 'done', session: 'active' };
       }
     }
@@ -709,7 +632,7 @@ export class LoopSession implements SessionEvents {
         const choice = { toolName: decision.tool, params: input, origin: 'loop' as const, reason: decision.reason || undefined, sideEffects: tool.sideEffects };
         if (choice.reason === undefined) delete choice.reason;
         if (choice.sideEffects === undefined) delete choice.sideEffects;
-        const gate = await this.#gate.request(this.supervisor, choice, signal);
+        const gate = await this.gate.request(this.supervisor, choice, signal);
         checkSignal(signal);
         if (gate.approved) approval = gate.approval;
         else denied = gate.text;
@@ -718,12 +641,12 @@ export class LoopSession implements SessionEvents {
         result = denied;
         outcome = 'denied';
       } else {
-        await writeProgress(this.supervisor, { type: 'tool_started', tool: decision.tool }, this.#log);
+        await writeProgress(this.supervisor, { type: 'tool_started', tool: decision.tool }, this.log);
         checkSignal(signal);
-        this.#emit({ type: 'tool_started', tool: decision.tool, input });
+        this.emit({ type: 'tool_started', tool: decision.tool, input });
         const supervisor = this.supervisor;
         const requestApproval: FollowUpApprover | undefined = supervisor
-          ? (request) => this.#gate.request(supervisor, { toolName: request.toolName, params: request.args.join(' '), origin: 'loop', reason: request.reason, sideEffects: true }, signal)
+          ? (request) => this.gate.request(supervisor, { toolName: request.toolName, params: request.args.join(' '), origin: 'loop', reason: request.reason, sideEffects: true }, signal)
           : undefined;
         result = await tool.handler(input, { signal, session: this, approval, agent: this.agent, reason: decision.reason, supervised: supervisor !== null, ...(requestApproval ? { requestApproval } : {}) });
       }
@@ -738,7 +661,7 @@ export class LoopSession implements SessionEvents {
       const coerced = coerceResult(result);
       if (outcome === 'ok' && isPlainObject(coerced) && (coerced.requiresInput || coerced.requiresConfirmation)) outcome = 'needs_input';
       // A result that arrives after the interrupt is kept (3.15 rule 7) but never reported as `ok`.
-      this.#emit({ type: 'tool_settled', tool: decision.tool, resultRef, outcome: signal.aborted ? 'error' : outcome });
+      this.emit({ type: 'tool_settled', tool: decision.tool, resultRef, outcome: signal.aborted ? 'error' : outcome });
     }
     return { result, input };
   }
@@ -789,7 +712,7 @@ export class LoopSession implements SessionEvents {
     for (const e of this.history) {
       if (e === userEntry) continue;
       if (e.type === 'user') messages.push({ role: 'user', message: e.prompt });
-      else if (e.type === 'final_answer' || e.type === 'cannot_complete' || e.type === 'awaiting_input') messages.push({ role: 'assistant', message: e.answer });
+      else if (e.type === FINAL_ANSWER || e.type === CANNOT_COMPLETE || e.type === 'awaiting_input') messages.push({ role: 'assistant', message: e.answer });
     }
     return messages;
   }
@@ -838,13 +761,13 @@ export class LoopSession implements SessionEvents {
       });
     } catch (error) {
       if (signal.aborted) throw new PromptInterrupted();
-      this.#log(`history compression failed: ${errorText(error)}`);
+      this.log(`history compression failed: ${errorText(error)}`);
       return;
     }
     checkSignal(signal);
     const parsed = parseCompression(reply);
     if (!parsed) {
-      this.#log('history compression returned no summary; history is kept as it is');
+      this.log('history compression returned no summary; history is kept as it is');
       return;
     }
     const keepRefs = new Set<string>();
@@ -853,7 +776,7 @@ export class LoopSession implements SessionEvents {
     for (const ref of [...this.toolVars.keys()]) if (!keepRefs.has(ref)) this.toolVars.delete(ref);
     this.toolCalls = this.toolCalls.filter((c) => keepRefs.has(c.resultRef));
     this.history = [{ type: 'history_summary', summary: parsed.summary, compressedFromCount: older.length, compressedAt: new Date().toISOString() }, ...recent];
-    this.#emit({ type: 'history_compressed', compressedFromCount: older.length });
+    this.emit({ type: 'history_compressed', compressedFromCount: older.length });
   }
 
   // ---------------------------------------------------------------- preparation (3.11)
@@ -887,7 +810,7 @@ export class LoopSession implements SessionEvents {
           model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort,
           maxStepsPerTurn: this.options.maxStepsPerTurn, supervisor: this.supervisor, preparationSession: true,
           enableClarifyContextTool: isPlainObject(parentContext), parentContext, systemPrompt: PREPARATION_SYSTEM_PROMPT,
-          projectRoot: this.options.projectRoot, logger: this.#log, historyCompressionEnabled: false,
+          projectRoot: this.options.projectRoot, logger: this.log, historyCompressionEnabled: false,
         },
       });
       let result: LoopTurnResult;
@@ -915,9 +838,6 @@ export class LoopSession implements SessionEvents {
     }
   }
 
-  #emit(event: SessionEvent): void {
-    this.#hub.emit(event);
-  }
 }
 
 /** Reads `## summary` and `## keepResultRefs` from a compression reply; null without a summary. */

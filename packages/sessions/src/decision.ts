@@ -3,6 +3,8 @@
  * fields tool, prompt, reason and finalAnswer. The agent is never asked for objects; stubs and
  * providers return text and this module turns it into one decision, or null when unusable.
  */
+import { FINAL_ANSWER } from '@lightsop/core';
+
 
 export interface PlannerDecision {
   tool: string;
@@ -32,10 +34,10 @@ const OUTER_FENCE = /^(`{3,}|~{3,})[ \t]*([A-Za-z0-9_+-]*)[ \t]*\n([\s\S]*?)\n[ 
 
 function decide(fields: Partial<Record<Field, string>>): PlannerDecision | null {
   const reason = fields.reason ?? '';
-  if (fields.finalAnswer !== undefined) return { tool: 'final_answer', prompt: fields.finalAnswer, reason };
+  if (fields.finalAnswer !== undefined) return { tool: FINAL_ANSWER, prompt: fields.finalAnswer, reason };
   if (fields.tool !== undefined && fields.tool.trim() !== '') return { tool: fields.tool.trim(), prompt: fields.prompt ?? '', reason };
-  if (fields.prompt !== undefined) return { tool: 'final_answer', prompt: fields.prompt, reason };
-  if (fields.reason !== undefined) return { tool: 'final_answer', prompt: fields.reason, reason };
+  if (fields.prompt !== undefined) return { tool: FINAL_ANSWER, prompt: fields.prompt, reason };
+  if (fields.reason !== undefined) return { tool: FINAL_ANSWER, prompt: fields.reason, reason };
   return null;
 }
 
@@ -139,6 +141,6 @@ export function parseDecision(reply: unknown): PlannerDecision | null {
     buffer.push(line);
   }
   flush();
-  if (Object.keys(fields).length === 0) return { tool: 'final_answer', prompt: text, reason: '' };
+  if (Object.keys(fields).length === 0) return { tool: FINAL_ANSWER, prompt: text, reason: '' };
   return decide(fields);
 }

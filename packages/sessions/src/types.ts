@@ -3,7 +3,8 @@
  * call, the supervisor (the approval boundary), statuses, session events and snapshots. Types
  * only; nothing here talks to a provider or runs a tool.
  */
-import type { CommandPayload, CommandRegistry } from '../skills/registry';
+import type { CLARIFY_CONTEXT } from '@lightsop/core';
+import type { CommandPayload, CommandRegistry } from '@lightsop/runtime';
 
 export type ChatRole = 'system' | 'user' | 'assistant';
 /** One role-separated message of a session's conversation (sessions.md 1.1). */
@@ -25,7 +26,7 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-export type LlmIntent = 'loop.decide' | 'loop.compress' | 'sop.plan' | 'clarify_context' | 'interpret';
+export type LlmIntent = 'loop.decide' | 'loop.compress' | 'sop.plan' | typeof CLARIFY_CONTEXT | 'interpret';
 
 export interface CompleteRequest extends CallOptions {
   prompt: string;

@@ -8,10 +8,11 @@
  */
 import { spawn } from 'node:child_process';
 import path from 'node:path';
-import { errorText } from '../agent/control';
-import { denialText, followUpApprover, isSupervised, normalizeDecision, type FollowUpRequest } from '../agent/supervisor';
-import type { CommandInfo, Supervisor } from '../agent/types';
-import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
+import { CommandSurface, readRegistryCommands } from '@lightsop/core';
+import type { CommandPayload, CommandRegistry, Responder } from '@lightsop/runtime';
+import { errorText } from '../control';
+import { denialText, followUpApprover, isSupervised, normalizeDecision, type FollowUpRequest } from '../supervisor';
+import type { CommandInfo, Supervisor } from '../types';
 import { editWorkspaceFile, listWorkspaceFolder, readWorkspaceFile, realRoot, writeWorkspaceFile } from './workspace';
 
 export { WorkspacePathError, resolveInWorkspace } from './workspace';
@@ -40,6 +41,9 @@ interface Skill {
   /** How a single-argument call (a loop tool input) is split when it is not JSON. */
   splitSingle?: (input: string) => Record<string, string> | null;
 }
+
+/** Where the standard skills' commands come from, for hosts that show it. */
+const STANDARD_SKILLS_SOURCE = { kind: 'registry', name: 'standard skills' } as const;
 
 const md = (summary: string, input: string) => `## Summary\n${summary}\n\n## Input Format\n${input}`;
 
@@ -359,7 +363,7 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
 
   return {
     root,
-    listCommands: () => offered.map((n) => ({ ...skills[n].info })),
+    listCommands: () => offered.map((n) => ({ ...skills[n].info, parameters: [...skills[n].params], source: STANDARD_SKILLS_SOURCE })),
     async executeCommand(payload: CommandPayload, responder: Responder) {
       const name = payload.command as StandardSkillName;
       if (!offered.includes(name)) throw new Error(`Unknown command ${payload.command}`);
@@ -370,40 +374,13 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
   };
 }
 
-/** Combines registries: the first one listing a command runs it. */
+/** Combines registries: the first one listing a command runs it (and describes it). */
 export function combineRegistries(...registries: (CommandRegistry | null | undefined)[]): CommandRegistry {
   const list = registries.filter((r): r is CommandRegistry => Boolean(r));
-  const owner = (name: string) => list.find((r) => {
-    try {
-      const listed = r.listCommands();
-      return Array.isArray(listed) && listed.some((c) => c && (c.name === name || c.command === name));
-    } catch {
-      return false;
-    }
-  });
   return {
-    listCommands() {
-      const seen = new Set<string>();
-      const out: unknown[] = [];
-      for (const r of list) {
-        let listed: unknown;
-        try {
-          listed = r.listCommands();
-        } catch {
-          continue;
-        }
-        if (!Array.isArray(listed)) continue;
-        for (const c of listed) {
-          const name = c && typeof c === 'object' ? ((c as { name?: unknown }).name ?? (c as { command?: unknown }).command) : undefined;
-          if (typeof name !== 'string' || seen.has(name)) continue;
-          seen.add(name);
-          out.push(c);
-        }
-      }
-      return out;
-    },
+    listCommands: () => new CommandSurface(list.map((r) => readRegistryCommands(r))).commands,
     executeCommand(payload, responder) {
-      const r = owner(payload.command);
+      const r = list.find((candidate) => readRegistryCommands(candidate).some((c) => c.name === payload.command));
       if (!r) throw new Error(`Unknown command ${payload.command}`);
       return r.executeCommand(payload, responder);
     },

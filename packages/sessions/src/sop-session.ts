@@ -5,23 +5,21 @@
  * attempt budget. A command may pause for the user; the next prompt can resume it. The session
  * never talks to a provider directly and never runs a plan that failed validation.
  */
-import { parsePlan } from '@lightsop/core';
-import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
+import { ASSIGN, CommandSurface, builtinCommand, isFinalCommand, parsePlan, type ReservedName } from '@lightsop/core';
+import type { CommandPayload, CommandRegistry, Responder } from '@lightsop/runtime';
 import {
-  EventHub, PromptControl, PromptInterrupted, appendInterruption, checkSignal, errorText, hasKey, interruptionMessage, jsonSafe,
-  looksLikeFreshInstruction, unwrapFence,
+  PromptControl, PromptInterrupted, appendInterruption, checkSignal, errorText, interruptionMessage, jsonSafe, unwrapFence,
 } from './control';
-import { ReservedNameError, SessionBusyError, SessionRunError } from './errors';
+import { ReservedNameError, SessionRunError } from './errors';
 import { createPlanRuntime, type ExecutionReport, type PlanRuntime } from './plan-runtime';
 import {
-  CANNOT_COMPLETE, CLARIFY_CONTEXT, FINAL_ANSWER, RESERVED_DESCRIPTIONS, answerClarifyContext, assertNoReservedNames, isReservedName,
-  normalizeFinalText,
+  CANNOT_COMPLETE, CLARIFY_CONTEXT, FINAL_ANSWER, answerClarifyContext, assertNoReservedNames, normalizeFinalText,
 } from './reserved';
-import { ApprovalGate, markSupervised, writeProgress } from './supervisor';
-import {
-  defaultLogger, type SessionChatMessage as ChatMessage, type CommandInfo, type ConversationSnapshot, type PendingTool, type PlanFailure, type ReasoningEffort,
-  type SessionAgent, type SessionCommandPayload, type SessionEvent, type SessionEvents, type SessionLogger, type SessionStatus, type Supervisor,
-  type VariableState,
+import { SessionBase, checkSessionInit, type PromptCallOptions } from './session-base';
+import { markSupervised, writeProgress } from './supervisor';
+import type {
+  SessionChatMessage as ChatMessage, ConversationSnapshot, PendingTool, PlanFailure, ReasoningEffort, SessionAgent, SessionCommandPayload, SessionEvent,
+  SessionLogger, SessionStatus, Supervisor, VariableState,
 } from './types';
 
 export interface SopPreparation {
@@ -62,7 +60,7 @@ export interface SopSessionInit {
 
 export type SopHistoryEntry =
   | { type: 'plan'; prompt: string; plan: string; attempt: number; route?: 'pending_resume'; tool?: string }
-  | { type: 'execution'; attempt: number; outcome: 'success' | 'fail' | 'rejected' | 'awaiting_input' | 'cannot_complete'; failures: PlanFailure[] }
+  | { type: 'execution'; attempt: number; outcome: 'success' | 'fail' | 'rejected' | 'awaiting_input' | typeof CANNOT_COMPLETE; failures: PlanFailure[] }
   | { type: 'awaiting_input'; tool: string; variable: string; answer: string }
   | { type: 'answer'; prompt: string; answer: string }
   | { type: 'system'; event: 'interrupted'; by: 'user'; reason: string; message: string; at: string }
@@ -74,15 +72,11 @@ export type SopPromptResult =
   | { kind: 'answered'; plan: string; answer: unknown; variables: Record<string, unknown> }
   | { kind: 'awaiting_input'; plan: string; answer: string; pendingTool: PendingTool }
   | { kind: 'plan_only'; plan: string; answer: null }
-  | { kind: 'cannot_complete'; plan: string; answer: string }
+  | { kind: typeof CANNOT_COMPLETE; plan: string; answer: string }
   | { kind: 'failed'; plan: string; answer: unknown | null; reason: 'no_plan' | 'plan_invalid' | 'plan_rejected' | 'execution_failed'; failures: PlanFailure[]; attempts: number }
   | { kind: 'interrupted'; plan: string; answer: string };
 
-export interface SopPromptOptions {
-  signal?: AbortSignal;
-  model?: string | null;
-  tags?: readonly string[] | null;
-  reasoningEffort?: ReasoningEffort | null;
+export interface SopPromptOptions extends PromptCallOptions {
   /** This prompt only. */
   planOnly?: boolean;
   /** This prompt only: extra context lines shown to the planner. */
@@ -101,7 +95,8 @@ interface Surface {
   readonly inner: CommandRegistry | null;
   readonly wrapped: CommandRegistry | null;
   readonly plan: CommandRegistry;
-  readonly infos: ReadonlyMap<string, CommandInfo>;
+  /** The inner registry's commands (reserved names left out), read when the surface was built. */
+  readonly commands: CommandSurface;
   readonly clarify: boolean;
 }
 
@@ -131,28 +126,6 @@ const DEFAULT_MAX_PLAN_ATTEMPTS = 3;
 const LATE_RESULT = 'canceled: interrupted; the result arrived after the interrupt and was not used';
 
 const PREPARATION_SYSTEM_PROMPT = 'Your job in this session is to plan and run commands that gather context for a later step. You do not perform the user request itself.';
-
-function readCommandInfos(registry: CommandRegistry | null): Map<string, CommandInfo> {
-  const out = new Map<string, CommandInfo>();
-  if (!registry) return out;
-  let listed: unknown;
-  try {
-    listed = registry.listCommands();
-  } catch {
-    return out;
-  }
-  if (!Array.isArray(listed)) return out;
-  for (const item of listed) {
-    if (typeof item !== 'object' || item === null) continue;
-    const c = item as { name?: unknown; command?: unknown; description?: unknown; sideEffects?: unknown };
-    const name = typeof c.name === 'string' && c.name ? c.name : typeof c.command === 'string' && c.command ? c.command : null;
-    if (!name || out.has(name)) continue;
-    const info: CommandInfo = { name, description: typeof c.description === 'string' ? c.description : '' };
-    if (typeof c.sideEffects === 'boolean') info.sideEffects = c.sideEffects;
-    out.set(name, info);
-  }
-  return out;
-}
 
 function assertRegistry(registry: unknown): asserts registry is CommandRegistry {
   const r = registry as Partial<CommandRegistry> | null;
@@ -238,7 +211,7 @@ export const AUTHORING_RULES = [
   '- No markdown fences.',
 ].join('\n');
 
-export class SopSession implements SessionEvents {
+export class SopSession extends SessionBase {
   readonly agent: SessionAgent;
   readonly options: SopSessionOptions & { model: string | null; tags: readonly string[] | null; reasoningEffort: ReasoningEffort | null };
   readonly maxPlanAttempts: number;
@@ -251,33 +224,23 @@ export class SopSession implements SessionEvents {
   preparationContextLines: string[] = [];
 
   readonly #history: SopHistoryEntry[] = [];
-  readonly #hub: EventHub;
-  readonly #gate: ApprovalGate;
   readonly #runtime: PlanRuntime;
-  readonly #log: SessionLogger;
   readonly #preparationSession: boolean;
   readonly #parentContext: ConversationSnapshot | Record<string, unknown> | null;
   readonly #exchanges: { prompt: string; plan: string }[] = [];
   #surface: Surface;
-  #status: SessionStatus = 'idle';
   #pendingTool: PendingTool | null = null;
   #lastFinalAnswer: string | null = null;
-  #control: PromptControl | null = null;
   #exec: ExecState | null = null;
-  #promptCount = 0;
 
   constructor(init: SopSessionInit) {
-    if (!init || typeof init !== 'object') throw new TypeError('SopSession needs { agent, skillsDescription }');
-    const agent = init.agent as Partial<SessionAgent> | undefined;
-    if (!agent || typeof agent !== 'object' || typeof agent.executePrompt !== 'function') throw new TypeError('SopSession needs an agent with executePrompt()');
+    checkSessionInit(init, 'SopSession', 'agent, skillsDescription', 'executePrompt');
     assertDescriptions(init.skillsDescription);
     if (init.commandsRegistry !== undefined && init.commandsRegistry !== null) assertRegistry(init.commandsRegistry);
     assertNoReservedNames(Object.keys(init.skillsDescription));
     const options = init.options ?? {};
+    super(options.logger);
     this.agent = init.agent;
-    this.#log = options.logger ?? defaultLogger;
-    this.#hub = new EventHub(this.#log);
-    this.#gate = new ApprovalGate((e) => this.#emit(e));
     this.#runtime = options.runtime ?? createPlanRuntime();
     this.#preparationSession = options.preparationSession === true;
     this.#parentContext = options.parentContext ?? null;
@@ -290,18 +253,6 @@ export class SopSession implements SessionEvents {
   }
 
   // ---------------------------------------------------------------- public surface
-
-  get events(): SessionEvents {
-    return this;
-  }
-
-  onEvent(listener: (event: SessionEvent) => void) {
-    return this.#hub.onEvent(listener);
-  }
-
-  get status(): SessionStatus {
-    return this.#status;
-  }
 
   get history(): readonly SopHistoryEntry[] {
     return this.#history;
@@ -332,17 +283,11 @@ export class SopSession implements SessionEvents {
   }
 
   async getVariables(): Promise<{ lastPlan: string; lastAnswer: unknown | null; variables: Record<string, unknown>; status: SessionStatus }> {
-    return { lastPlan: this.currentPlan, lastAnswer: this.getLastResult(), variables: { ...(this.lastExecution?.variables ?? {}) }, status: this.#status };
+    return { lastPlan: this.currentPlan, lastAnswer: this.getLastResult(), variables: { ...(this.lastExecution?.variables ?? {}) }, status: this.status };
   }
 
   getConversationSnapshot(): ConversationSnapshot {
-    return { type: 'sop', status: this.#status, lastAnswer: jsonSafe(this.getLastResult() ?? null), history: jsonSafe<unknown[]>(this.#history) };
-  }
-
-  cancel(reason = 'cancelled'): boolean {
-    if (!this.#control) return false;
-    this.#control.controller.abort(reason);
-    return true;
+    return { type: 'sop', status: this.status, lastAnswer: jsonSafe(this.getLastResult() ?? null), history: jsonSafe<unknown[]>(this.#history) };
   }
 
   replaceSkillSurface(
@@ -355,7 +300,7 @@ export class SopSession implements SessionEvents {
     if (surface.commandsRegistry !== undefined && surface.commandsRegistry !== null) assertRegistry(surface.commandsRegistry);
     const next = this.#buildSurface(surface.skillsDescription, surface.commandsRegistry ?? null);
     this.#surface = next;
-    if (this.#pendingTool && !(next.wrapped && readCommandInfos(next.wrapped).has(this.#pendingTool.command))) this.#pendingTool = null;
+    if (this.#pendingTool && !(next.wrapped && CommandSurface.fromRegistry(next.wrapped).has(this.#pendingTool.command))) this.#pendingTool = null;
     this.#history.push({
       type: 'system', event: 'tools_refreshed', added: cleanNames(change.added), updated: cleanNames(change.updated), removed: cleanNames(change.removed),
       at: new Date().toISOString(),
@@ -367,16 +312,9 @@ export class SopSession implements SessionEvents {
 
   async newPrompt(prompt: string, options: SopPromptOptions = {}): Promise<SopPromptResult> {
     if (typeof prompt !== 'string' || prompt.trim() === '') throw new TypeError('prompt must be a non-empty string');
-    if (this.#control) throw new SessionBusyError();
-    if (hasKey(options, 'model')) this.options.model = options.model ?? null;
-    if (hasKey(options, 'tags')) this.options.tags = options.tags ? [...options.tags] : null;
-    if (hasKey(options, 'reasoningEffort')) this.options.reasoningEffort = options.reasoningEffort ?? null;
-    if (this.#status === 'interrupted') this.#status = 'active';
-    const control = new PromptControl(options.signal);
-    this.#control = control;
-    this.#status = 'running';
+    this.claimPrompt(options);
     this.systemPrompt = this.baseSystemPrompt;
-    this.#emit({ type: 'prompt_started', promptIndex: this.#promptCount++ });
+    const control = this.startPrompt(options.signal);
     const state: PromptState = { lastPlan: null, abortedVariables: null };
     const surface = this.#surface;
     let result: SopPromptResult;
@@ -388,7 +326,7 @@ export class SopSession implements SessionEvents {
         result = this.#interrupted(control, state);
       } else {
         const runError = error instanceof SessionRunError ? error : new SessionRunError('planning', error);
-        this.#status = 'failed';
+        this.setStatus('failed');
         this.#history.push({ type: 'system', event: 'run_error', phase: runError.phase, message: errorText(runError.cause), at: new Date().toISOString() });
         this.#settle(control, state, prompt);
         throw runError;
@@ -400,10 +338,8 @@ export class SopSession implements SessionEvents {
 
   #settle(control: PromptControl, state: PromptState, prompt: string): void {
     if (state.lastPlan !== null) this.#exchanges.push({ prompt, plan: state.lastPlan });
-    control.release();
-    this.#control = null;
     this.#exec = null;
-    this.#emit({ type: 'prompt_settled', status: this.#status });
+    this.endPrompt(control);
   }
 
   #interrupted(control: PromptControl, state: PromptState): SopPromptResult {
@@ -412,7 +348,7 @@ export class SopSession implements SessionEvents {
     this.#pendingTool = null;
     this.lastExecution = { variables: state.abortedVariables ?? {}, lastAnswer: message };
     appendInterruption(this.#history, reason, message);
-    this.#status = 'interrupted';
+    this.setStatus('interrupted');
     return { kind: 'interrupted', plan: this.currentPlan, answer: message };
   }
 
@@ -420,7 +356,7 @@ export class SopSession implements SessionEvents {
     // Step 5: a paused command may be resumed by this reply (2.6).
     if (this.#pendingTool) {
       const pending = this.#pendingTool;
-      if (await this.#repliesToPending(prompt, pending, surface, signal)) return this.#resume(prompt, pending, surface, signal, state);
+      if (await this.repliesToPending(prompt, pending.command, Object.keys(surface.userSkills), signal)) return this.#resume(prompt, pending, surface, signal, state);
       this.#history.push({ type: 'system', event: 'pending_abandoned', tool: pending.command, at: new Date().toISOString() });
       this.#pendingTool = null;
     }
@@ -443,17 +379,9 @@ export class SopSession implements SessionEvents {
       // Step 7: generate.
       checkSignal(signal);
       const history = this.#plannerHistory(options, surface, attempt, feedback);
-      let reply: unknown;
-      try {
-        reply = await this.agent.executePrompt(prompt, {
-          history, model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort, signal,
-          context: { intent: 'sop.plan', attempt },
-        });
-      } catch (error) {
-        if (signal.aborted) throw new PromptInterrupted();
-        throw new SessionRunError('planning', error);
-      }
-      checkSignal(signal);
+      const reply: unknown = await this.callAgent('planning', signal, () => this.agent.executePrompt(prompt, {
+        history, ...this.callOptions(signal), context: { intent: 'sop.plan', attempt },
+      }));
       const plan = unwrapFence(typeof reply === 'string' ? reply : '');
       const previousPlan = this.currentPlan;
       this.currentPlan = plan;
@@ -461,7 +389,7 @@ export class SopSession implements SessionEvents {
       const entry: SopHistoryEntry = { type: 'plan', prompt, plan, attempt };
       this.#history.push(entry);
       state.lastPlan = plan;
-      this.#emit({ type: 'plan_generated', attempt, plan, previousPlan });
+      this.emit({ type: 'plan_generated', attempt, plan, previousPlan });
       if (plan === '') {
         failures = [{ variable: '__plan__', code: 'empty-plan', reason: 'plan-error:empty plan' }];
         lastReason = 'no_plan';
@@ -472,7 +400,7 @@ export class SopSession implements SessionEvents {
       // Step 8: plan-only.
       if (planOnly) {
         this.lastRunFailures = [];
-        this.#status = 'active';
+        this.setStatus('active');
         return { kind: 'plan_only', plan, answer: null };
       }
       // Step 9: validate, then the optional review.
@@ -486,13 +414,13 @@ export class SopSession implements SessionEvents {
           this.lastRunFailures = failures;
           this.lastExecution = null;
           this.#history.push({ type: 'execution', attempt, outcome: 'rejected', failures });
-          this.#status = 'failed';
+          this.setStatus('failed');
           return { kind: 'failed', plan: this.currentPlan, answer: null, reason: 'plan_rejected', failures, attempts: attempt };
         }
       }
       if (rejected.length > 0) {
         this.lastExecution = { variables: {}, lastAnswer: null };
-        this.#emit({ type: 'plan_rejected', attempt, failures: rejected });
+        this.emit({ type: 'plan_rejected', attempt, failures: rejected });
         failures = rejected;
         lastReason = 'plan_invalid';
         this.#attemptFailed(attempt, 'rejected', failures);
@@ -510,7 +438,7 @@ export class SopSession implements SessionEvents {
     }
     // Step 11: the budget is spent.
     this.lastRunFailures = failures;
-    this.#status = 'failed';
+    this.setStatus('failed');
     const reason = executedAny ? 'execution_failed' : lastReason;
     return { kind: 'failed', plan: this.currentPlan, answer: this.getLastResult(), reason, failures, attempts: this.maxPlanAttempts };
   }
@@ -538,7 +466,7 @@ export class SopSession implements SessionEvents {
         const plan = unwrapFence(d.plan);
         this.currentPlan = plan;
         entry.plan = plan;
-        this.#emit({ type: 'plan_generated', attempt, plan, previousPlan });
+        this.emit({ type: 'plan_generated', attempt, plan, previousPlan });
         const failures = plan === '' ? [{ variable: '__plan__', code: 'empty-plan', reason: 'plan-error:empty plan' }] : this.#validate(plan, surface);
         if (failures.length > 0) return failures;
         continue;
@@ -550,8 +478,8 @@ export class SopSession implements SessionEvents {
 
   /** Validation before anything executes (2.4.1). */
   #validate(plan: string, surface: Surface): PlanFailure[] {
-    const allowed = new Set<string>(['assign']);
-    for (const name of readCommandInfos(surface.wrapped).keys()) allowed.add(name);
+    const allowed = new Set<string>([ASSIGN]);
+    if (surface.wrapped) for (const name of CommandSurface.fromRegistry(surface.wrapped).names) allowed.add(name);
     const failures: PlanFailure[] = [];
     for (const d of this.#runtime.validate(plan, { commands: allowed })) {
       if (d.severity !== 'error') continue;
@@ -562,7 +490,7 @@ export class SopSession implements SessionEvents {
         failures.push({ variable: d.variable ?? '__plan__', code: d.code, reason: `plan-error:${d.message}`, line: d.line });
       }
     }
-    if (!parsePlan(plan).plan.declarations.some((d) => d.command !== null && (d.command.name === FINAL_ANSWER || d.command.name === CANNOT_COMPLETE))) {
+    if (!parsePlan(plan).plan.declarations.some((d) => d.command !== null && isFinalCommand(d.command.name))) {
       failures.push({ variable: '__plan__', code: 'missing-final-answer', reason: 'plan-error:the plan must end with a final_answer or cannot_complete declaration' });
     }
     return failures;
@@ -585,13 +513,13 @@ export class SopSession implements SessionEvents {
         onVariable: (u) => {
           if (signal.aborted && u.state !== 'running') {
             late.add(u.variable);
-            this.#emit({ type: 'variable_status', attempt, variable: u.variable, command: u.command, state: 'canceled', value: LATE_RESULT });
+            this.emit({ type: 'variable_status', attempt, variable: u.variable, command: u.command, state: 'canceled', value: LATE_RESULT });
             return;
           }
           const state: VariableState = exec.paused && exec.paused.variable === u.variable && (u.state === 'success' || u.state === 'fail') ? 'awaiting_input' : u.state;
           const event: SessionEvent = { type: 'variable_status', attempt, variable: u.variable, command: u.command, state };
           if (u.value !== undefined) (event as { value?: unknown }).value = u.value;
-          this.#emit(event);
+          this.emit(event);
         },
       });
     } finally {
@@ -611,16 +539,16 @@ export class SopSession implements SessionEvents {
       this.lastExecution = { variables, lastAnswer: exec.paused.message };
       this.lastRunFailures = failures;
       this.#history.push({ type: 'execution', attempt, outcome: 'awaiting_input', failures });
-      this.#status = 'awaiting_input';
+      this.setStatus('awaiting_input');
       return { kind: 'settled', result: { kind: 'awaiting_input', plan: this.currentPlan, answer: exec.paused.message, pendingTool: { ...exec.paused } } };
     }
     if (exec.cannotComplete) {
       const reason = explicit ?? '';
       this.lastExecution = { variables, lastAnswer: reason };
       this.lastRunFailures = failures;
-      this.#history.push({ type: 'execution', attempt, outcome: 'cannot_complete', failures });
-      this.#status = 'failed';
-      return { kind: 'settled', result: { kind: 'cannot_complete', plan: this.currentPlan, answer: reason } };
+      this.#history.push({ type: 'execution', attempt, outcome: CANNOT_COMPLETE, failures });
+      this.setStatus('failed');
+      return { kind: 'settled', result: { kind: CANNOT_COMPLETE, plan: this.currentPlan, answer: reason } };
     }
     this.lastExecution = { variables, lastAnswer: deriveAnswer(explicit, variables) };
     this.lastRunFailures = failures;
@@ -631,32 +559,11 @@ export class SopSession implements SessionEvents {
     this.#history.push({ type: 'execution', attempt, outcome: 'success', failures: [] });
     const answer = this.lastExecution.lastAnswer;
     this.#history.push({ type: 'answer', prompt, answer: answerText(answer) });
-    this.#status = 'active';
+    this.setStatus('active');
     return { kind: 'settled', result: { kind: 'answered', plan: this.currentPlan, answer, variables: { ...variables } } };
   }
 
   // ---------------------------------------------------------------- pending commands (2.6)
-
-  async #repliesToPending(prompt: string, pending: PendingTool, surface: Surface, signal: AbortSignal): Promise<boolean> {
-    const lower = prompt.toLowerCase();
-    for (const name of Object.keys(surface.userSkills)) {
-      if (name !== pending.command && lower.includes(name.toLowerCase())) return false;
-    }
-    let intent = 'unknown';
-    if (typeof this.agent.interpretMessage === 'function') {
-      try {
-        const interpretation = await this.agent.interpretMessage(prompt, {
-          intents: ['accept', 'cancel', 'update'], model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort, signal,
-        });
-        intent = interpretation?.intent ?? 'unknown';
-      } catch (error) {
-        if (signal.aborted) throw new PromptInterrupted();
-        this.#log(`interpretMessage failed: ${errorText(error)}`);
-      }
-      checkSignal(signal);
-    }
-    return intent === 'accept' || intent === 'cancel' || intent === 'update' || !looksLikeFreshInstruction(prompt);
-  }
 
   async #resume(prompt: string, pending: PendingTool, surface: Surface, signal: AbortSignal, state: PromptState): Promise<SopPromptResult> {
     const resultName = pending.variable === 'lastAnswer' || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(pending.variable) ? 'resumed' : pending.variable;
@@ -667,19 +574,19 @@ export class SopSession implements SessionEvents {
     this.lastExecution = null;
     this.#history.push({ type: 'plan', prompt, plan, attempt: 1, route: 'pending_resume', tool: pending.command });
     state.lastPlan = plan;
-    this.#emit({ type: 'plan_generated', attempt: 1, plan, previousPlan });
+    this.emit({ type: 'plan_generated', attempt: 1, plan, previousPlan });
     const rejected = surface.wrapped ? this.#validate(plan, surface) : [{ variable: '__plan__', reason: 'plan-error:no commands registry' }];
     if (rejected.length > 0 || !surface.wrapped) {
       this.lastExecution = { variables: {}, lastAnswer: null };
-      this.#emit({ type: 'plan_rejected', attempt: 1, failures: rejected });
+      this.emit({ type: 'plan_rejected', attempt: 1, failures: rejected });
       this.#attemptFailed(1, 'rejected', rejected);
       this.#pendingTool = null;
-      this.#status = 'failed';
+      this.setStatus('failed');
       return { kind: 'failed', plan, answer: null, reason: 'execution_failed', failures: rejected, attempts: 1 };
     }
     const outcome = await this.#executePlan(prompt, plan, surface, 1, signal, pending, state);
     if (outcome.kind === 'settled') return outcome.result;
-    this.#status = 'failed';
+    this.setStatus('failed');
     return { kind: 'failed', plan, answer: this.getLastResult(), reason: 'execution_failed', failures: outcome.failures, attempts: 1 };
   }
 
@@ -695,7 +602,7 @@ export class SopSession implements SessionEvents {
         commandsRegistry: preparation.commandsRegistry ?? surface.inner,
         options: {
           model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort,
-          supervisor: this.options.supervisor ?? null, runtime: this.#runtime, logger: this.#log,
+          supervisor: this.options.supervisor ?? null, runtime: this.#runtime, logger: this.log,
           preparationSession: true, enableClarifyContextCommand: true, parentContext: preparation.parentContext ?? null,
           planOnly: false, systemPrompt: PREPARATION_SYSTEM_PROMPT, maxPlanAttempts: retries + 1,
         },
@@ -752,10 +659,9 @@ export class SopSession implements SessionEvents {
     if (interruptions.length > 0) parts.push(['Earlier prompts were interrupted:', ...interruptions.map((e) => `- interrupted by user: ${e.reason}`)].join('\n'));
     if (this.currentPlan !== '' && !carried) parts.push(['Current plan:', this.currentPlan].join('\n'));
     parts.push(AUTHORING_RULES);
-    const commands = readCommandInfos(surface.plan);
     parts.push([
       'Commands (the only executable surface of this session; use no other command except assign):',
-      ...[...commands.values()].map((c) => `- ${c.name}: ${c.description.replace(/\s+/g, ' ').trim()}`),
+      ...CommandSurface.fromRegistry(surface.plan).commands.map((c) => `- ${c.name}: ${c.description.replace(/\s+/g, ' ').trim()}`),
     ].join('\n'));
     if (attempt > 1 && feedback) parts.push(feedbackBlock(feedback));
     parts.push('Reply with the LightSOPLang plan source only: no fences, no prose.');
@@ -772,10 +678,11 @@ export class SopSession implements SessionEvents {
     const userSkills: Record<string, string> = {};
     for (const [name, description] of Object.entries(descriptions)) userSkills[name] = typeof description === 'string' ? description : String(description ?? '');
     const clarify = this.#preparationSession && this.options.enableClarifyContextCommand !== false;
-    const reserved = clarify ? [FINAL_ANSWER, CANNOT_COMPLETE, CLARIFY_CONTEXT] : [FINAL_ANSWER, CANNOT_COMPLETE];
+    const names: ReservedName[] = clarify ? [FINAL_ANSWER, CANNOT_COMPLETE, CLARIFY_CONTEXT] : [FINAL_ANSWER, CANNOT_COMPLETE];
+    const reserved = names.map((name) => builtinCommand(name));
     const skillsDescription: Record<string, string> = { ...userSkills };
-    for (const name of reserved) skillsDescription[name] = RESERVED_DESCRIPTIONS[name]!;
-    const infos = readCommandInfos(registry);
+    for (const c of reserved) skillsDescription[c.name] = c.description;
+    const commands = registry ? CommandSurface.fromRegistry(registry).withoutReserved() : CommandSurface.EMPTY;
     const plan: CommandRegistry = {
       listCommands: () => Object.entries(skillsDescription).map(([name, description]) => ({ name, description })),
       executeCommand: () => {
@@ -783,14 +690,10 @@ export class SopSession implements SessionEvents {
       },
     };
     let wrapped: CommandRegistry | null = null;
-    const surface: Surface = { userSkills, skillsDescription, inner: registry, wrapped: null, plan, infos, clarify };
+    const surface: Surface = { userSkills, skillsDescription, inner: registry, wrapped: null, plan, commands, clarify };
     if (registry) {
       wrapped = {
-        listCommands: () => {
-          const list: CommandInfo[] = [...readCommandInfos(registry).values()].filter((c) => !isReservedName(c.name));
-          for (const name of reserved) list.push({ name, description: RESERVED_DESCRIPTIONS[name]!, sideEffects: false });
-          return list;
-        },
+        listCommands: () => new CommandSurface([CommandSurface.fromRegistry(registry).withoutReserved().commands, reserved]).commands,
         executeCommand: (payload: CommandPayload, responder: Responder) => this.#executeWrapped(surface, payload, responder),
       };
       (surface as { wrapped: CommandRegistry | null }).wrapped = wrapped;
@@ -816,9 +719,7 @@ export class SopSession implements SessionEvents {
       return responder.success(reason);
     }
     if (command === CLARIFY_CONTEXT && surface.clarify) {
-      const text = await answerClarifyContext(args.length > 1 ? args : args[0], this.#parentContext, this.agent, {
-        model: this.options.model, tags: this.options.tags, reasoningEffort: this.options.reasoningEffort, signal: exec.signal,
-      });
+      const text = await answerClarifyContext(args.length > 1 ? args : args[0], this.#parentContext, this.agent, this.callOptions(exec.signal));
       return responder.success(text);
     }
     const inner = surface.inner;
@@ -826,42 +727,42 @@ export class SopSession implements SessionEvents {
     const signal = exec.signal;
     const supervisor = this.options.supervisor ?? null;
     // 1. The plan comment is the stated reason of the step.
-    if (payload.comment && payload.comment.trim() !== '' && command !== 'assign') {
+    if (payload.comment && payload.comment.trim() !== '' && command !== ASSIGN) {
       const item = { type: 'tool_reason' as const, tool: command, reason: payload.comment, stepIndex: payload.lineNumber };
-      this.#emit(item);
-      await writeProgress(supervisor, item, this.#log);
+      this.emit(item);
+      await writeProgress(supervisor, item, this.log);
       if (signal.aborted) throw abortError(signal);
     }
     // 2. Approval.
     let approval: unknown = null;
     if (supervisor) {
-      const info = surface.infos.get(command);
+      const info = surface.commands.get(command);
       const choice = { toolName: command, params: { args: [...args], raw: payload.raw }, origin: 'sop' as const, variable, reason: payload.comment || undefined, sideEffects: info?.sideEffects };
       if (choice.reason === undefined) delete choice.reason;
       if (choice.sideEffects === undefined) delete choice.sideEffects;
       let gate;
       try {
-        gate = await this.#gate.request(supervisor, choice, signal);
+        gate = await this.gate.request(supervisor, choice, signal);
       } catch (error) {
         if (error instanceof PromptInterrupted) throw abortError(signal);
         throw error;
       }
       if (!gate.approved) {
         exec.denied.add(variable);
-        this.#emit({ type: 'tool_settled', tool: command, outcome: 'denied' });
+        this.emit({ type: 'tool_settled', tool: command, outcome: 'denied' });
         return responder.fail(gate.text);
       }
       approval = gate.approval;
     }
     // 3. Run the command.
     const started = { type: 'tool_started' as const, tool: command };
-    this.#emit({ type: 'tool_started', tool: command, input: { args: [...args], raw: payload.raw } });
-    await writeProgress(supervisor, started, this.#log);
+    this.emit({ type: 'tool_started', tool: command, input: { args: [...args], raw: payload.raw } });
+    await writeProgress(supervisor, started, this.log);
     if (signal.aborted) throw abortError(signal);
     const resume = exec.resume && exec.resume.command === command ? exec.resume : null;
     const extended: SessionCommandPayload = { ...payload, signal, session: this, approval, ...(resume ? { resume: { ...resume } } : {}) };
     if (supervisor) {
-      markSupervised(extended, (request) => this.#gate.request(supervisor, {
+      markSupervised(extended, (request) => this.gate.request(supervisor, {
         toolName: request.toolName, params: { args: [...request.args], raw: [request.toolName, ...request.args].join(' ') }, origin: 'sop', variable, reason: request.reason, sideEffects: true,
       }, signal));
     }
@@ -898,17 +799,14 @@ export class SopSession implements SessionEvents {
     try {
       const returned = await inner.executeCommand(extended, wrapping);
       // A result after the interrupt is not an `ok`: the prompt is interrupted and the value unused.
-      this.#emit({ type: 'tool_settled', tool: command, outcome: signal.aborted ? 'error' : outcome });
+      this.emit({ type: 'tool_settled', tool: command, outcome: signal.aborted ? 'error' : outcome });
       return returned;
     } catch (error) {
-      this.#emit({ type: 'tool_settled', tool: command, outcome: 'error' });
+      this.emit({ type: 'tool_settled', tool: command, outcome: 'error' });
       throw error;
     }
   }
 
-  #emit(event: SessionEvent): void {
-    this.#hub.emit(event);
-  }
 }
 
 function abortError(signal: AbortSignal): Error {

@@ -7,6 +7,7 @@
  * committed when its event is appended to the event log.
  */
 import { randomUUID } from 'node:crypto';
+import { CANNOT_COMPLETE } from '@lightsop/core';
 import { errorText } from './control';
 import { ChangeError, DelegationError, SessionError, SessionRunError, ShutdownError } from './errors';
 import type { LoopSession, LoopSessionOptions, LoopTurnResult } from './loop-session';
@@ -922,7 +923,7 @@ class Registry implements SessionController {
         if (outcome.kind === 'interrupted') throw new DelegationError('interrupted', outcome.message);
         if (outcome.kind === 'error') throw new DelegationError('error', outcome.message);
         const result = outcome.kind === 'sop' ? (outcome.fellBackToLoop ?? outcome.result) : outcome.result;
-        if (result.kind === 'cannot_complete') throw new DelegationError('cannot_complete', outcomeAnswer(outcome));
+        if (result.kind === CANNOT_COMPLETE) throw new DelegationError(CANNOT_COMPLETE, outcomeAnswer(outcome));
         if (result.kind === 'failed' || result.kind === 'limit' || result.kind === 'tool_failure') throw new DelegationError('failed', outcomeAnswer(outcome));
         return outcomeAnswer(outcome);
       }
