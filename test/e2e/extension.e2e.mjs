@@ -488,9 +488,20 @@ async function trustedWorkspace() {
   await vs.shot('completion');
   await closeSuggest(page);
   check('completion after "@count " lists the skills commands greet, upper, word_count, pause');
-  // Back to broken.sop as it is on disk.
+  // Back to broken.sop as it is on disk. The edits are only in the editor (auto save is off in
+  // the harness): the tab is dirty and the file still holds the fixture's text.
+  const brokenOnDisk = fs.readFileSync(path.join(WORKSPACE, 'plans', 'broken.sop'), 'utf8');
+  const brokenTab = page.locator('.tabs-container .tab', { hasText: 'broken.sop' }).first();
+  const isDirty = async () => (await brokenTab.getAttribute('class')).split(/\s+/).includes('dirty');
+  await waitFor('the broken.sop tab to show unsaved edits', isDirty, 10000);
+  if (fs.readFileSync(path.join(vs.dirs.ws, 'plans', 'broken.sop'), 'utf8') !== brokenOnDisk) throw new Error('the edits of broken.sop were written to disk');
   await vs.runCommand('File: Revert File');
-  await waitFor('broken.sop to be reverted', async () => (await editor.locator('.view-line').allInnerTexts()).filter((t) => t.trim()).length === 3);
+  await waitFor('broken.sop to be reverted (tab clean, the editor shows the file on disk)', async () => {
+    const clean = !(await isDirty());
+    // Monaco reuses line elements, so their DOM order is not the line order: compare sorted.
+    const shown = (await editor.locator('.view-line').allInnerTexts()).map((t) => t.replace(/\u00a0/g, ' ').trimEnd()).filter(Boolean).sort();
+    return clean && JSON.stringify(shown) === JSON.stringify(brokenOnDisk.split('\n').filter(Boolean).sort()) ? true : new Error(`clean: ${clean}, lines: ${JSON.stringify(shown)}`);
+  });
 
   // 4. Run Plan from the palette: every declaration's result.
   await vs.openFile('plans/hello.sop');

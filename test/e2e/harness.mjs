@@ -108,6 +108,10 @@ export const DEFAULT_SETTINGS = {
   'update.mode': 'none',
   'chat.commandCenter.enabled': false,
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
+  // The web workbench defaults to 'afterDelay' (desktop VS Code to 'off'): an edit would be
+  // written to disk a second after the last key, whenever the machine gets round to it, and a
+  // test that types and then reverts would race that save.
+  'files.autoSave': 'off',
 };
 
 /**
