@@ -304,6 +304,8 @@ function makeApi(h) {
       await quickInput.waitFor({ state: 'visible', timeout });
       await quickInput.fill(`>${title}`);
       await page.locator('.quick-input-list .monaco-list-row', { hasText: title }).first().waitFor({ state: 'visible', timeout });
+      // Enter runs the focused row: wait until the list has been filtered down to the command.
+      await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first().waitFor({ state: 'visible', timeout });
       await page.keyboard.press('Enter');
       await quickInput.waitFor({ state: 'hidden', timeout });
     },
