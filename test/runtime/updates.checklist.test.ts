@@ -117,6 +117,16 @@ describe('updates', () => {
     interpreter.setValue('a', 'success', '1');
     expect(await apply('@a emit 1\n@b combine $a x')).toEqual(['combine 1 x']);
   });
+  it('runAgain: after setValue, a run without an update runs the stale dependents and resets nothing', async () => {
+    const { interpreter, registry } = await session();
+    await interpreter.updateCode('@a emit 1\n@b combine $a x\n@lastAnswer emit done');
+    registry.log.length = 0;
+    expect((await interpreter.runAgain()).commands).toEqual([]);
+    interpreter.setValue('a', 'success', '2');
+    expect((await interpreter.runAgain()).commands).toEqual(['combine 2 x']);
+    expect(interpreter.getVarValue('b')).toBe('2+x');
+    expect(registry.log).toEqual(['combine 2 x']);
+  });
   it('the second run after a failure says dependency failure (reason texts depend on history)', async () => {
     const { interpreter, apply } = await session();
     await apply('@a failer\n@b emit $a');
