@@ -653,6 +653,16 @@ async function trustedWorkspace() {
   if (!/linted 5 plans: 1 error,/.test(lint)) throw new Error(`unexpected lint summary ${JSON.stringify(lint)}`);
   check('Lint Workspace checks the 5 plans of the workspace: the one error is broken.sop\'s $nmae');
 
+  // 11a. Run Plan on a plan with an error starts nothing: it says so, and no variable gets a value.
+  await vs.openFile('plans/broken.sop');
+  await vs.runCommand('LightSOPLang: Run Plan');
+  const refusedRun = await vs.notification('nothing was run', 30000);
+  log('run broken.sop:', JSON.stringify(refusedRun));
+  if (!/broken\.sop has 1 error; nothing was run/.test(refusedRun)) throw new Error(`unexpected Run Plan refusal ${JSON.stringify(refusedRun)}`);
+  const brokenRows = (await (await variablesPane(page)).locator('.monaco-list-row').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+  if (brokenRows.some((t) => t.includes('Grace Hopper') || t.includes('success'))) throw new Error(`a declaration of broken.sop ran: ${JSON.stringify(brokenRows)}`);
+  check('Run Plan on broken.sop starts nothing: "broken.sop has 1 error; nothing was run."');
+
   await debugging(vs);
   await chat(vs);
 

@@ -307,7 +307,15 @@ function makeApi(h) {
       // Enter runs the focused row: wait until the list has been filtered down to the command.
       await page.locator('.quick-input-list .monaco-list-row.focused', { hasText: title }).first().waitFor({ state: 'visible', timeout });
       await page.keyboard.press('Enter');
-      await quickInput.waitFor({ state: 'hidden', timeout });
+      // The palette is done when its widget hides, or when it shows something else: a command
+      // may open its own input box in the same widget at once (Set LLM API Key does), so waiting
+      // for the widget to hide would race that box.
+      await page.waitForFunction((typed) => {
+        const widget = document.querySelector('.quick-input-widget');
+        const input = widget?.querySelector('input');
+        const shown = widget instanceof HTMLElement && getComputedStyle(widget).display !== 'none' && widget.getBoundingClientRect().height > 0;
+        return !shown || !input || input.value !== typed;
+      }, `>${title}`, { timeout });
     },
 
     /** wait for a notification toast containing text; returns its message once it has settled */
