@@ -293,6 +293,55 @@ describe('chat controller: stopping', () => {
   });
 });
 
+describe('chat controller: results that arrive after Stop', () => {
+  /** A read-only skill that starts, then waits for the test to let it finish. */
+  function lateSkill() {
+    let release!: (text: string) => void;
+    const gate = new Promise<string>((resolve) => (release = resolve));
+    let entered = false;
+    const skills = testSkills({ slow_read: { description: 'Reads slowly', sideEffects: false, run: async () => ((entered = true), gate) } });
+    return { skills, release: (text: string) => release(text), entered: () => entered };
+  }
+
+  const stateEvents = (s: Setup, variable: string) => s.page.events().flatMap((e) => (
+    e.type === 'registry' && e.event.type === 'SessionProgress' && e.event.event.type === 'variable_status' && e.event.event.variable === variable ? [e.event.event.state] : []));
+
+  it('a plan step that resolves after Stop never shows as success: the event says canceled and the turn is interrupted', async () => {
+    const late = lateSkill();
+    const s = await setup(() => '@page slow_read x\n@lastAnswer final_answer $page', { skills: late.skills });
+    await send(s, 'read it');
+    await waitFor('the step to run', () => late.entered() && stateEvents(s, 'page').includes('running'));
+    await s.controller.handleMessage({ type: 'stop', loopId: s.page.state.activeLoopId });
+    late.release('the late page');
+    const turn = await settledTurn(s, 'read it');
+    expect(turn.outcome).toMatchObject({ kind: 'interrupted', text: 'Interrupted by user' });
+    expect(stateEvents(s, 'page')).toEqual(['running', 'canceled']);
+    const row = turn.attempts[0]!.variables.find((v) => v.variable === 'page')!;
+    expect(row.state).toBe('canceled');
+    expect(row.value).toContain('after the interrupt');
+    expect(JSON.stringify(s.page.events())).not.toContain('the late page');
+    // The session agrees: the late value is not among the variables of the interrupted execution.
+    const sessions = s.controller.registry!.sessionsOf(s.page.state.activeLoopId as never)!;
+    expect(sessions.sop.lastExecution).toEqual({ variables: { lastAnswer: 'waiting for page' }, lastAnswer: 'Interrupted by user' });
+    expectAgreement(s);
+  });
+
+  it('a loop step whose tool resolves after Stop is not reported ok', async () => {
+    const late = lateSkill();
+    const s = await setup((r) => (isLoopRequest(r) ? loopReply('slow_read', 'x', 'read it') : '@x no_such_command\n@lastAnswer final_answer $x'), { skills: late.skills });
+    await send(s, 'read it');
+    await waitFor('the loop step to run', () => late.entered());
+    await s.controller.handleMessage({ type: 'stop', loopId: s.page.state.activeLoopId });
+    late.release('the late page');
+    const turn = await settledTurn(s, 'read it');
+    expect(turn.outcome).toMatchObject({ kind: 'interrupted' });
+    const outcomes = s.page.events().flatMap((e) => (e.type === 'registry' && e.event.type === 'SessionProgress' && e.event.event.type === 'tool_settled' ? [e.event.event.outcome] : []));
+    expect(outcomes).not.toContain('ok');
+    expect(turn.steps.find((st) => st.tool === 'slow_read')?.outcome).not.toBe('ok');
+    expectAgreement(s);
+  });
+});
+
 describe('chat controller: fallback and loop mode', () => {
   it('falls back to the loop session in the same turn when no plan validates, and shows its steps', async () => {
     const s = await setup((r) => {

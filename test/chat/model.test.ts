@@ -3,7 +3,7 @@
 // highlighting (text only, never markup), and the page's Content Security Policy.
 import { describe, expect, it } from 'vitest';
 import { chatHtml } from '../../extension/src/chat/html';
-import { parseInline, parseMarkdown, planTokens, safeHref } from '../../extension/src/chat/markdown';
+import { displayHref, linkShowsDestination, parseInline, parseMarkdown, planTokens, safeHref } from '../../extension/src/chat/markdown';
 import {
   applyPanelEvent, diffPlanSteps, emptyState, offersLoop, offersRetry, openApprovals, tabTitle, type ChatState, type PanelEvent, type PlanStep, type RegistryEventView,
 } from '../../extension/src/chat/model';
@@ -187,6 +187,26 @@ describe('Markdown and plan highlighting', () => {
     expect(safeHref('https://a.b/"onmouseover=x')).toBe(false);
     expect(parseInline('snake_case_name and 2 * 3 * 4')).toEqual([{ t: 'text', v: 'snake_case_name and 2 * 3 * 4' }]);
     expect(parseInline('a\\*b')).toEqual([{ t: 'text', v: 'a*b' }]);
+  });
+
+  it('a link whose text looks like another URL shows its real destination, never the forged one as a link', () => {
+    // The label stays text; the link that follows shows (and goes to) where it really points.
+    expect(parseInline('[https://github.com/login](https://evil.example)')).toEqual([
+      { t: 'text', v: 'https://github.com/login (' }, { t: 'link', href: 'https://evil.example', c: [{ t: 'text', v: 'https://evil.example/' }] }, { t: 'text', v: ')' },
+    ]);
+    for (const label of ['github.com/login', 'www.github.com', '**https://github.com**', 'mailto:admin@github.com', 'admin@github.com', 'HTTPS://GITHUB.COM']) {
+      const nodes = parseInline(`[${label}](https://evil.example/x)`);
+      const links = nodes.filter((n) => n.t === 'link');
+      expect(links, label).toEqual([{ t: 'link', href: 'https://evil.example/x', c: [{ t: 'text', v: 'https://evil.example/x' }] }]);
+    }
+    // A URL-like label that names the same place stays the link's text.
+    expect(parseInline('[https://example.org/a](https://example.org/a)')).toEqual([{ t: 'link', href: 'https://example.org/a', c: [{ t: 'text', v: 'https://example.org/a' }] }]);
+    expect(parseInline('[example.org](https://example.org/)')).toEqual([{ t: 'link', href: 'https://example.org/', c: [{ t: 'text', v: 'example.org' }] }]);
+    // An internationalised host is shown in its ASCII form, so a look-alike cannot pass for the original.
+    expect(displayHref('https://gіthub.com/login')).toBe('https://xn--gthub-n2e.com/login');
+    // Every other link shows its destination after its text.
+    expect(linkShowsDestination({ t: 'link', href: 'https://example.org', c: [{ t: 'text', v: 'site' }] })).toBe(false);
+    expect(linkShowsDestination({ t: 'link', href: 'https://example.org', c: [{ t: 'text', v: 'https://example.org/' }] })).toBe(true);
   });
 
   it('splits plan lines like the grammar: name, command, references, strings, inline comments', () => {

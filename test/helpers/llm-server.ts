@@ -27,6 +27,8 @@ export interface ScriptedReply {
   hold?: boolean;
   /** Tool calls for function-calling clients. */
   toolCalls?: { name: string; arguments: unknown }[];
+  /** Extra response headers (e.g. `retry-after-ms` to make the client retry at once). */
+  headers?: Record<string, string>;
 }
 
 export type Script = (request: ChatRequest, index: number) => ScriptedReply | string | Promise<ScriptedReply | string>;
@@ -96,7 +98,7 @@ export async function startLlmServer(script: Script): Promise<LlmServer> {
       }
     }
     if (reply.status && reply.status >= 400) {
-      res.writeHead(reply.status, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: reply.text ?? 'scripted error', type: 'server_error' } }));
+      res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify({ error: { message: reply.text ?? 'scripted error', type: 'server_error' } }));
       return;
     }
     if (request.stream) {

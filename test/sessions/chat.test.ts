@@ -109,7 +109,7 @@ describe('lightsop chat', () => {
     await waitFor(() => chat.out().includes('›'));
     chat.send('first');
     await waitFor(() => chat.out().includes('allow it?'), 15000, 'the approval question');
-    expect(chat.out()).toContain('write_file wants to run: write_file a.txt first');
+    expect(chat.out()).toContain('write_file wants to run (plan step @w)\n  with 2 arguments:\n    1. "a.txt"\n    2. "first"\n');
     chat.send('y');
     const answers = () => chat.out().split('\nWrote 5 bytes to a.txt\n').length - 1;
     const questions = () => chat.out().split('allow it?').length - 1;

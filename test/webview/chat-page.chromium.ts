@@ -199,6 +199,39 @@ describe('the chat page in Chromium', () => {
     expect(await page.textContent('[data-approval="ap2"]')).toContain('Cancelled');
   });
 
+  it('approval cards show the whole input, each argument in its own box, hidden characters as marked escapes, and keep the scroll on re-render', async () => {
+    const long = `${'x'.repeat(20_000)}; echo TAIL`;
+    const open = (id: string, args: string[] | undefined, input: string) => ({
+      type: 'approval_opened' as const, loopId: A, commandId: 'c1', approval: { id, tool: 'write_file', origin: args ? 'sop' as const : 'loop' as const, input, key: 'k', sideEffects: true, ...(args ? { args } : {}) },
+    });
+    await events(
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c1', regime: 'sop' }),
+      open('one', ['a b', 'c'], ''),
+      open('two', ['a', 'b c'], ''),
+      open('long', ['notes.txt', long], ''),
+      open('hidden', ['ls \u202eevil\x1b[8m', ''], ''),
+      open('loop', undefined, long),
+    );
+    const args = (id: string) => page.locator(`[data-approval="${id}"] ol.args > li pre`).allTextContents();
+    expect(await args('one')).toEqual(['a b', 'c']);
+    expect(await args('two')).toEqual(['a', 'b c']);
+    expect(await args('long')).toEqual(['notes.txt', long]);
+    expect(await page.textContent('[data-approval="loop"] pre.whole')).toBe(long);
+    // Hidden characters: marked escapes, never rendered; an empty argument says so.
+    expect(await args('hidden')).toEqual(['ls \\u202eevil\\x1b[8m', '(empty)']);
+    expect(await page.locator('[data-approval="hidden"] .esc').allTextContents()).toEqual(['\\u202e', '\\x1b']);
+    expect(await page.textContent('[data-approval="hidden"]')).toContain('control or invisible characters');
+    expect(await page.textContent('[data-approval="one"]')).not.toContain('control or invisible characters');
+    // A long argument scrolls inside its box, and the position survives a re-render.
+    const box = page.locator('[data-approval="long"] ol.args > li:nth-child(2) pre');
+    expect(await box.evaluate((n) => n.scrollHeight > n.clientHeight + 100)).toBe(true);
+    await box.evaluate((n) => void (n.scrollTop = n.scrollHeight));
+    const bottom = await box.evaluate((n) => n.scrollTop);
+    expect(bottom).toBeGreaterThan(100);
+    await events(progress(A, 'c1', { type: 'tool_reason', tool: 'write_file', reason: 'a render', stepIndex: 1 }));
+    expect(await box.evaluate((n) => n.scrollTop)).toBe(bottom);
+  });
+
   it('renders answers as safe Markdown: markup in model text stays text, only http(s) links', async () => {
     const evil = 'Here is **bold**, `code` and <img src=x onerror="window.xssHit=1"> and [bad](javascript:window.xssHit=2) and [good](https://example.org).\n\n```\n<script>window.xssHit=3</script>\n```';
     await events(
@@ -214,6 +247,20 @@ describe('the chat page in Chromium', () => {
     expect(await page.textContent('.answer pre code')).toBe('<script>window.xssHit=3</script>');
     expect(await page.evaluate(() => window.xssHit)).toBeUndefined();
     expect(await page.evaluate(() => window.__chatViolations)).toEqual([]);
+  });
+
+  it('a link shows its real destination: a URL-like label pointing elsewhere is text followed by the real URL', async () => {
+    const text = 'Log in at [https://github.com/login](https://evil.example/steal) or read [the docs](https://example.org/docs) or [example.org](https://example.org).';
+    await events(
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'c1', regime: 'sop' }),
+      reg({ type: 'TurnSettled', loopId: A, commandId: 'c1', outcome: { kind: 'answered', text, regime: 'sop' } }),
+    );
+    // No anchor reads as one URL and goes to another; every anchor's destination is on screen.
+    const anchors = await page.$$eval('.answer a', (a) => a.map((x) => [x.textContent, x.getAttribute('href')]));
+    expect(anchors).toEqual([['https://evil.example/steal', 'https://evil.example/steal'], ['the docs', 'https://example.org/docs'], ['example.org', 'https://example.org']]);
+    const shown = await page.innerText('.answer p');
+    expect(shown).toBe('Log in at https://github.com/login (https://evil.example/steal) or read the docs (https://example.org/docs) or example.org (https://example.org/).');
+    expect(await page.locator('.answer a[href^="https://github.com"]').count()).toBe(0);
   });
 
   it('queued messages have a Remove button; Stop shows while running, then Stopping… until the turn settles', async () => {

@@ -229,6 +229,13 @@ export function outcomeView(o: TurnOutcome): OutcomeView {
   }
 }
 
+/** A plan step's arguments (`{ args, raw }`), each whole, for the approval card. */
+function argsOf(params: unknown): { args?: string[] } {
+  const args = (params as { args?: unknown } | null)?.args;
+  if (typeof params !== 'object' || params === null || !Array.isArray(args)) return {};
+  return { args: args.map((a) => (typeof a === 'string' ? a : previewText(a, Number.POSITIVE_INFINITY))) };
+}
+
 function inputText(params: unknown): string {
   if (typeof params === 'string') return params;
   try {
@@ -611,7 +618,9 @@ export class ChatController {
       this.#emit({
         type: 'approval_opened', loopId, commandId: this.#running.get(loopId) ?? null,
         approval: {
-          id, tool: choice.toolName, origin: choice.origin, input: cut(inputText(choice.params), MAX_VALUE), key: cut(`${choice.toolName} ${stableStringify(choice.params)}`, MAX_VALUE),
+          // The input is whole: a card that cut it would ask approval for text nobody saw.
+          id, tool: choice.toolName, origin: choice.origin, input: inputText(choice.params), ...argsOf(choice.params),
+          key: cut(`${choice.toolName} ${stableStringify(choice.params)}`, MAX_VALUE),
           sideEffects: typeof choice.sideEffects === 'boolean' ? choice.sideEffects : null,
           ...(choice.variable ? { variable: choice.variable } : {}), ...(choice.reason ? { reason: cut(choice.reason, 2000) } : {}),
         },

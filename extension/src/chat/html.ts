@@ -120,6 +120,11 @@ export function chatHtml(o: ChatHtmlOptions): string {
   .card .fields { display: grid; grid-template-columns: max-content 1fr; gap: 2px 10px; margin-bottom: 6px; }
   .card .fields .k { color: var(--muted); }
   .card pre { margin: 0; white-space: pre-wrap; word-break: break-word; font-family: var(--vscode-editor-font-family, monospace); }
+  .card pre.whole { max-height: 16em; overflow: auto; padding: 2px 4px; background: var(--code-bg); border-radius: 3px; }
+  .card ol.args { margin: 0; padding-left: 2em; }
+  .card ol.args li + li { margin-top: 4px; }
+  .card .esc { color: var(--vscode-errorForeground, #f14c4c); border: 1px solid currentColor; border-radius: 2px; padding: 0 1px; }
+  .card .empty { color: var(--muted); font-style: italic; }
   .card .buttons { display: flex; gap: 6px; flex-wrap: wrap; align-items: center; margin-top: 6px; }
   .card .buttons input { flex: 1; min-width: 10em; padding: 2px 4px; }
   .closed-card { color: var(--muted); margin: 4px 0; font-size: 0.95em; }
@@ -128,6 +133,7 @@ export function chatHtml(o: ChatHtmlOptions): string {
   .answer.interrupted { border-left-color: var(--warn); }
   .answer.awaiting_input { border-left-color: var(--run); }
   .answer .head { font-size: 0.85em; color: var(--muted); }
+  .answer .link-dest { color: var(--muted); word-break: break-all; }
   .answer pre { background: var(--code-bg); padding: 6px 8px; border-radius: 3px; overflow: auto; }
   .answer code { font-family: var(--vscode-editor-font-family, monospace); background: var(--code-bg); padding: 0 3px; border-radius: 3px; }
   .answer pre code { background: none; padding: 0; }

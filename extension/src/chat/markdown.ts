@@ -3,7 +3,10 @@
  * lists, quotes, rules, and inline code, bold, italic and links. It produces a tree of plain
  * data that the page turns into DOM nodes with `textContent` and `createElement` only, so no
  * text from a model ever becomes HTML. Links keep only http(s) and mailto targets; anything else
- * stays text. Also used for plan highlighting: `planTokens` splits a plan line into classes.
+ * stays text. A link never hides where it goes: a label that looks like a URL, a domain or an
+ * address but names another place stays plain text and is followed by the real destination, and
+ * the page shows every other link's destination after its label. Also used for plan
+ * highlighting: `planTokens` splits a plan line into classes.
  */
 
 export type Inline =
@@ -27,6 +30,58 @@ const SAFE_HREF = /^(https?:\/\/|mailto:)[^\s<>"'`]+$/i;
 /** True for link targets the page may render as links. */
 export function safeHref(href: string): boolean {
   return SAFE_HREF.test(href.trim());
+}
+
+/** The text a reader sees for inline nodes. */
+export function inlineText(nodes: readonly Inline[]): string {
+  let out = '';
+  for (const n of nodes) {
+    if (n.t === 'text' || n.t === 'code') out += n.v;
+    else if (n.t === 'br') out += '\n';
+    else out += inlineText(n.c);
+  }
+  return out;
+}
+
+/**
+ * A link's destination as the page shows it: the URL as the browser parses it, so an
+ * internationalised host appears in its ASCII (punycode) form and a look-alike letter cannot pass
+ * for the original; a target the parser refuses is shown as written.
+ */
+export function displayHref(href: string): string {
+  const trimmed = href.trim();
+  if (/^mailto:/i.test(trimmed)) return trimmed;
+  try {
+    return new URL(trimmed).href;
+  } catch {
+    return trimmed;
+  }
+}
+
+/** True when the link's own text already is its destination, so the page need not repeat it. */
+export function linkShowsDestination(link: Extract<Inline, { t: 'link' }>): boolean {
+  const shown = inlineText(link.c).trim();
+  return shown === link.href.trim() || shown === displayHref(link.href);
+}
+
+/** A label a reader would take for a destination: a URL with a scheme, a `www.` or domain-like name, or an address. */
+function looksLikeDestination(label: string): boolean {
+  const t = label.trim();
+  return /^[a-z][a-z0-9+.-]*:/i.test(t) // a scheme: https:, mailto:, javascript:, ...
+    || /^www\./i.test(t)
+    || /^[^\s/@]+\.[a-z]{2,}(?::\d+)?(?:[/?#]\S*)?$/i.test(t) // example.com, example.com/login
+    || /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(t); // someone@example.com
+}
+
+/** True when a destination-like label names the link's own target (scheme, case and a final slash aside). */
+function namesTarget(label: string, href: string): boolean {
+  const norm = (x: string) => x.trim().toLowerCase().replace(/\/+$/, '');
+  const l = norm(label);
+  const targets = [href, displayHref(href)].map(norm);
+  for (const t of targets) {
+    if (l === t || l === t.replace(/^https?:\/\//, '') || l === t.replace(/^mailto:/, '')) return true;
+  }
+  return false;
 }
 
 function pushText(out: Inline[], v: string): void {
@@ -113,8 +168,20 @@ export function parseInline(text: string, depth = 0): Inline[] {
           const href = text.slice(close + 2, end).trim();
           const label = text.slice(i + 1, close);
           flush();
-          if (safeHref(href)) out.push({ t: 'link', href, c: parseInline(label, depth + 1) });
-          else out.push(...parseInline(label, depth + 1));
+          const inner = parseInline(label, depth + 1);
+          if (safeHref(href) && looksLikeDestination(inlineText(inner)) && !namesTarget(inlineText(inner), href)) {
+            // `[https://bank.example](https://evil.example)`: the label stays text and the real
+            // destination follows, as the link's own text.
+            for (const n of inner) if (n.t === 'text') pushText(out, n.v); else out.push(n);
+            pushText(out, ' (');
+            out.push({ t: 'link', href, c: [{ t: 'text', v: displayHref(href) }] });
+            pushText(out, ')');
+          } else if (safeHref(href)) {
+            out.push({ t: 'link', href, c: inner });
+          } else {
+            // A loop, not push(...inner): a long label must not become a call with that many arguments.
+            for (const n of inner) if (n.t === 'text') pushText(out, n.v); else out.push(n);
+          }
           i = end + 1;
           continue;
         }

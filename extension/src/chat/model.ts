@@ -98,8 +98,10 @@ export interface ApprovalRequestView {
   readonly origin: 'sop' | 'loop';
   readonly variable?: string;
   readonly reason?: string;
-  /** The input, pretty-printed. */
+  /** The whole input, pretty-printed (never cut: nothing may run that the card does not show). */
   readonly input: string;
+  /** A plan step's arguments, each whole: the card shows where each begins and ends. */
+  readonly args?: readonly string[];
   /** The stable serialisation that "Always approve this exact call" caches. */
   readonly key: string;
   /** As declared; null = unknown (treated as having side effects). */
@@ -496,6 +498,44 @@ export function applyPanelEvent(state: ChatState, e: PanelEvent): ChatState {
 }
 
 // ------------------------------------------------------------------ derived views
+
+/**
+ * Characters an approval card shows as visible escapes instead of rendering: control characters
+ * (C0 but line feed and tab, DEL, C1), invisible format characters (bidi overrides and isolates,
+ * zero-width characters, tag characters), line and paragraph separators, lone surrogates and the
+ * Hangul fillers. The same set as the CLI's terminal-text.ts.
+ */
+const HIDDEN = /[\p{Cc}\p{Cf}\p{Zl}\p{Zp}\p{Cs}\u115F\u1160\u3164\uFFA0]/u;
+const HIDDEN_ALL = new RegExp(HIDDEN.source, 'gu');
+
+export interface VisiblePart {
+  readonly text: string;
+  /** True for the escape of a hidden character (`\u202e`), which the page styles apart. */
+  readonly escape: boolean;
+}
+
+/** A text cut into plain runs and visible escapes of hidden characters, for an approval card. */
+export function visibleParts(text: string): VisiblePart[] {
+  const parts: VisiblePart[] = [];
+  let last = 0;
+  for (const m of text.matchAll(HIDDEN_ALL)) {
+    const ch = m[0];
+    if (ch === '\n' || ch === '\t') continue;
+    if (m.index > last) parts.push({ text: text.slice(last, m.index), escape: false });
+    const code = ch.codePointAt(0)!;
+    const escape = ch === '\r' ? '\\r' : code < 0x100 ? `\\x${code.toString(16).padStart(2, '0')}` : code <= 0xffff ? `\\u${code.toString(16).padStart(4, '0')}` : `\\u{${code.toString(16)}}`;
+    parts.push({ text: escape, escape: true });
+    last = m.index + ch.length;
+  }
+  if (last < text.length) parts.push({ text: text.slice(last), escape: false });
+  return parts;
+}
+
+/** True when a text has characters `visibleParts` shows as escapes. */
+export function hasHidden(text: string): boolean {
+  for (const m of text.matchAll(HIDDEN_ALL)) if (m[0] !== '\n' && m[0] !== '\t') return true;
+  return false;
+}
 
 /** Open approval cards of a tab (the tab badge). */
 export function openApprovals(tab: TabView): number {

@@ -13,7 +13,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { OpenAiCompatibleAgent } from '@lightsop/runtime';
+import { OpenAiCompatibleAgent, redactSecrets } from '@lightsop/runtime';
 import { getApiKey, setApiKey } from '../api-key';
 import { makeNonce } from '../webview-page';
 import { DISPLAY_NAME, LANGUAGE_ID } from '../language';
@@ -83,14 +83,15 @@ async function resolveProvider(secrets: vscode.SecretStorage): Promise<ProviderR
   try {
     new URL(baseUrl);
   } catch {
-    return { ok: false, message: `lightsop.llm.baseUrl is not a URL: ${baseUrl}` };
+    return { ok: false, message: `lightsop.llm.baseUrl is not a URL: ${redactSecrets(baseUrl)}` };
   }
   const apiKey = await getApiKey(secrets);
   const extra = (cfg.get<unknown[]>('chat.models') ?? []).filter((m): m is string => typeof m === 'string' && m.trim() !== '' && m !== DEFAULT_MODEL);
   return {
     ok: true,
     agent: new OpenAiCompatibleAgent({ baseUrl, model, apiKey }),
-    label: `${model} at ${baseUrl}`,
+    // Shown in the panel: never the credentials a URL may carry.
+    label: `${model} at ${redactSecrets(baseUrl)}`,
     defaultModel: model,
     models: [...new Set([model, ...extra])].map((m) => ({ name: m, label: m })),
   };

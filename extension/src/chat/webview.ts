@@ -7,10 +7,10 @@
  * read by markdown.ts into data and built from elements, never from HTML strings.
  */
 import {
-  applyPanelEvent, diffPlanSteps, emptyState, offersLoop, offersRetry, openApprovals, tabTitle,
+  applyPanelEvent, diffPlanSteps, emptyState, hasHidden, offersLoop, offersRetry, openApprovals, tabTitle, visibleParts,
   type ApprovalView, type AttemptView, type ChatState, type OutcomeView, type PlanStep, type ReviewView, type StepView, type TabView, type TurnView,
 } from './model';
-import { parseMarkdown, planTokens, safeHref, type Block, type Inline } from './markdown';
+import { displayHref, linkShowsDestination, parseMarkdown, planTokens, safeHref, type Block, type Inline } from './markdown';
 import type { FromChatWebview, ToChatWebview } from './protocol';
 
 interface VsCodeApi {
@@ -29,6 +29,8 @@ const ui = {
   diff: new Set<string>(),
   expanded: new Set<string>(),
   inputs: new Map<string, string>(),
+  /** Scroll positions of the scrollable boxes in cards, kept across re-renders. */
+  scroll: new Map<string, number>(),
 };
 
 const $ = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
@@ -84,9 +86,11 @@ function inlineNodes(items: readonly Inline[], parent: HTMLElement): void {
           inlineNodes(item.c, parent);
           break;
         }
-        const a = el('a', { href: item.href, title: item.href, rel: 'noreferrer noopener' });
+        const a = el('a', { href: item.href, title: displayHref(item.href), rel: 'noreferrer noopener' });
         inlineNodes(item.c, a);
         parent.append(a);
+        // A link always shows where it goes: its label alone could say anything.
+        if (!linkShowsDestination(item)) parent.append(el('span', { class: 'link-dest' }, ` (${displayHref(item.href)})`));
         break;
       }
     }
@@ -222,6 +226,26 @@ function stepsView(steps: readonly StepView[]): HTMLElement {
   return ol;
 }
 
+/** Appends a text with its hidden and control characters as marked, visible escapes. */
+function appendVisible(parent: HTMLElement, text: string): HTMLElement {
+  for (const p of visibleParts(text)) {
+    parent.append(p.escape ? el('span', { class: 'esc', title: 'a control or invisible character' }, p.text) : document.createTextNode(p.text));
+  }
+  return parent;
+}
+
+function visibleSpan(text: string): HTMLElement {
+  return appendVisible(el('span'), text);
+}
+
+/** The whole of a text in a box that scrolls when it is long; its scroll position survives re-renders. */
+function wholeText(key: string, text: string, label: string): HTMLElement {
+  const pre = el('pre', { class: 'whole', 'data-scroll-key': key, tabindex: '0', 'aria-label': label });
+  if (text === '') pre.append(el('span', { class: 'empty' }, '(empty)'));
+  else appendVisible(pre, text);
+  return pre;
+}
+
 function approvalCard(a: ApprovalView): HTMLElement {
   if (a.state !== 'open') {
     const text = a.state === 'approved' ? `✓ Approved ${a.tool}` : a.state === 'always' ? `✓ Always approved this exact call of ${a.tool}`
@@ -232,12 +256,21 @@ function approvalCard(a: ApprovalView): HTMLElement {
   card.append(el('h3', {}, `Allow ${a.tool} to run?`));
   const fields = el('div', { class: 'fields' });
   const field = (k: string, v: Node | string) => fields.append(el('span', { class: 'k' }, k), el('span', {}, v));
-  field('Command', a.tool);
-  if (a.variable) field('Variable', `@${a.variable}`);
-  if (a.reason) field('Reason', a.reason);
+  field('Command', visibleSpan(a.tool));
+  if (a.variable) field('Variable', visibleSpan(`@${a.variable}`));
+  if (a.reason) field('Reason', visibleSpan(a.reason));
   field('Side effects', a.sideEffects === null ? 'unknown (treated as yes)' : a.sideEffects ? 'yes' : 'no');
-  field('Input', el('pre', {}, a.input));
+  // Every argument whole and in its own box, so where one ends and the next begins is plain.
+  if (a.args && a.args.length === 0) field('Arguments', 'none');
+  else if (a.args) {
+    const list = el('ol', { class: 'args' });
+    a.args.forEach((arg, i) => list.append(el('li', {}, wholeText(`${a.id}:arg:${i}`, arg, `Argument ${i + 1}`))));
+    field(a.args.length === 1 ? 'Argument' : `Arguments (${a.args.length})`, list);
+  } else field('Input', wholeText(`${a.id}:input`, a.input, 'Input'));
   card.append(fields);
+  if ((a.args ?? [a.input]).some((t) => hasHidden(t)) || hasHidden(a.tool)) {
+    card.append(el('div', { class: 'note' }, 'The input contains control or invisible characters; they are shown marked, as escapes such as \\u202e.'));
+  }
   const reasonKey = `deny:${a.id}`;
   const reason = el('input', { type: 'text', placeholder: 'Reason for denying (optional)', 'data-input': reasonKey, 'data-focus-key': reasonKey, 'aria-label': 'Reason for denying' });
   reason.value = ui.inputs.get(reasonKey) ?? '';
@@ -430,6 +463,7 @@ function renderTranscript(tab: TabView | undefined): void {
   const box = $('transcript');
   const atBottom = box.scrollHeight - box.scrollTop - box.clientHeight < 40;
   const top = box.scrollTop;
+  box.querySelectorAll<HTMLElement>('[data-scroll-key]').forEach((n) => void ui.scroll.set(n.dataset.scrollKey!, n.scrollTop));
   box.replaceChildren();
   if (!tab || tab.hidden) {
     box.append(el('div', { class: 'empty' }, 'No conversation is open. ', button('Start a new conversation', 'newConversation', {}, 'link')));
@@ -449,6 +483,7 @@ function renderTranscript(tab: TabView | undefined): void {
     }
     for (const turn of tab.turns) box.append(turnView(tab, turn));
   }
+  box.querySelectorAll<HTMLElement>('[data-scroll-key]').forEach((n) => void (n.scrollTop = ui.scroll.get(n.dataset.scrollKey!) ?? 0));
   box.scrollTop = atBottom ? box.scrollHeight : top;
 }
 

@@ -2,9 +2,10 @@
  * `lightsop.config.json`: found by walking up from each plan file; paths inside it are relative
  * to the file. An invalid file is an error naming the file and the field (exit 3).
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE, parseConfigText } from '@lightsop/core';
+import { readLimitedTextFileSync, UnreadableFileError } from '@lightsop/runtime';
 import { CliError, CONFIG_ERROR_EXIT } from './errors';
 
 export { CONFIG_FILE };
@@ -12,6 +13,10 @@ export { CONFIG_FILE };
 export interface LlmConfig {
   readonly baseUrl?: string;
   readonly model?: string;
+  /** `llm.timeout`: per request attempt, in milliseconds. */
+  readonly timeoutMs?: number;
+  /** `llm.retries`. */
+  readonly maxRetries?: number;
 }
 
 export interface Config {
@@ -61,8 +66,10 @@ export function findConfig(dir: string): Config | null {
     if (existsSync(candidate)) {
       let text: string;
       try {
-        text = readFileSync(candidate, 'utf8');
+        // Only a regular file, and at most 8 MiB of it: a repository may ship a FIFO or a device.
+        text = readLimitedTextFileSync(candidate);
       } catch (error) {
+        if (error instanceof UnreadableFileError) fail(candidate, `cannot read (${error.reason})`);
         fail(candidate, `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
       }
       found = parseConfig(text, candidate);

@@ -4,15 +4,31 @@
  * stderr with the contract's exit code, never a stack trace (set LIGHTSOP_DEBUG=1 to see one).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DIAGNOSTIC_CODES } from '@lightsop/core';
+import { DIAGNOSTIC_CODES, parseDurationMs } from '@lightsop/core';
+import { errorText } from '@lightsop/runtime';
 import pkg from '../package.json';
 import { chatCommand } from './commands/chat';
 import { fmtCommand } from './commands/fmt';
 import { graphCommand } from './commands/graph';
 import { lintCommand } from './commands/lint';
-import { parseDuration, runCommand, type ProcessSignals } from './commands/run';
+import { DEFAULT_GRACE_MS, runCommand, type ProcessSignals } from './commands/run';
+import { formatSeconds, parseDuration } from './duration';
 import { CliError, usageExitCode } from './errors';
-import type { Io } from './io';
+import { exitAfterOutput, workLeftBehind } from './idle';
+import { guardStream, outputFailureExit, type Io } from './io';
+import { baseUrlProblem } from './llm';
+import { guardIo, rememberEnvironmentSecrets, terminalText } from './terminal-text';
+
+/** A commander parser for a duration option (see `parseDuration`). */
+function durationOption(options: { allowZero?: boolean } = {}) {
+  return (value: string): number => {
+    try {
+      return parseDuration(value, options);
+    } catch (error) {
+      throw new InvalidArgumentError((error as Error).message);
+    }
+  };
+}
 
 function nonNegativeInt(value: string): number {
   const n = Number(value);
@@ -20,8 +36,11 @@ function nonNegativeInt(value: string): number {
   return n;
 }
 
-export function processIo(): Io {
+/** The real process as an Io; `failureExit` is the exit code when stdout cannot be written. */
+export function processIo(failureExit = 2): Io {
   const isTTY = Boolean(process.stdout.isTTY);
+  const err = guardStream(process.stderr, 'standard error', failureExit, () => {});
+  const out = guardStream(process.stdout, 'standard output', failureExit, (line) => err.write(line));
   const color = process.env.NO_COLOR ? false : process.env.FORCE_COLOR ? process.env.FORCE_COLOR !== '0' : isTTY;
   return {
     cwd: process.cwd(),
@@ -30,9 +49,29 @@ export function processIo(): Io {
     version: pkg.version,
     columns: process.stdout.columns,
     rows: process.stdout.rows,
-    stdout: (text) => void process.stdout.write(text),
-    stderr: (text) => void process.stderr.write(text),
+    stdout: (text) => out.write(text),
+    stderr: (text) => err.write(text),
   };
+}
+
+/** `--llm-timeout`: as `--timeout` (30, 30s, 500ms, 2m), and more than zero. */
+function llmTimeout(value: string): number {
+  const ms = parseDurationMs(value);
+  if (ms === null) throw new InvalidArgumentError('expected a positive duration such as 30, 30s, 500ms or 2m');
+  return ms;
+}
+
+/** The LLM options `run` and `chat` share. */
+function addLlmOptions(command: Command, baseUrlHelp: string, modelHelp: string): Command {
+  return command
+    .option('--llm-base-url <url>', baseUrlHelp, (value: string) => {
+      const problem = baseUrlProblem(value);
+      if (problem) throw new InvalidArgumentError(problem);
+      return value;
+    })
+    .option('--llm-model <name>', modelHelp)
+    .option('--llm-timeout <duration>', 'give up on a model request attempt after this long (default 2m; config "llm.timeout")', llmTimeout)
+    .option('--llm-retries <n>', 'retries of a failed model request: connection errors, timeouts, 429, 5xx (default 3; config "llm.retries")', nonNegativeInt);
 }
 
 /** Builds the program; each action stores its exit code in `result.code`. */
@@ -45,7 +84,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .configureOutput({
       writeOut: (s) => io.stdout(s),
       writeErr: (s) => io.stderr(s),
-      outputError: (s, write) => write(`lightsop: ${s.replace(/^error: /, '')}`),
+      outputError: (s, write) => write(`lightsop: ${terminalText(s.replace(/^error: /, ''), { multiline: true })}`),
     });
 
   program
@@ -80,32 +119,26 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       result.code = await graphCommand(plan, opts, io);
     });
 
-  program
+  const run = program
     .command('run')
     .description('run a plan with a skills module')
     .argument('<plan>', 'the plan file, or - for standard input')
     .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
     .option('--input <text>', 'the value of the implicit $input variable')
     .option('--json', 'print one JSON object: variables, failures and commands')
-    .option('--timeout <duration>', 'abort the run after this long (30, 30s, 500ms, 2m)', (v) => {
-      try {
-        return parseDuration(v);
-      } catch (error) {
-        throw new InvalidArgumentError((error as Error).message);
-      }
-    })
+    .option('--timeout <duration>', 'abort the run after this long (30, 30s, 500ms, 2m)', durationOption())
+    .option('--grace <duration>', `after --timeout or Ctrl-C, how long running commands get to stop before they are reported canceled (default ${formatSeconds(DEFAULT_GRACE_MS)})`, durationOption({ allowZero: true }))
     .option('--concurrency <n>', 'run at most this many commands at once', (v) => {
       const n = nonNegativeInt(v);
       if (n === 0) throw new InvalidArgumentError('expected a positive integer');
       return n;
-    })
-    .option('--llm-base-url <url>', 'OpenAI-compatible endpoint for #!english plans')
-    .option('--llm-model <name>', 'model for #!english plans')
+    });
+  addLlmOptions(run, 'OpenAI-compatible endpoint for #!english plans', 'model for #!english plans')
     .action(async (plan: string, opts) => {
       result.code = await runCommand(plan, opts, io, signals);
     });
 
-  program
+  const chat = program
     .command('chat')
     .description('an agent session: one prompt per line, planned as a SOP (or a loop with --mode loop), with approvals')
     .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
@@ -118,9 +151,8 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       const n = nonNegativeInt(v);
       if (n === 0) throw new InvalidArgumentError('expected a positive integer');
       return n;
-    })
-    .option('--llm-base-url <url>', 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1')
-    .option('--llm-model <name>', 'model name')
+    });
+  addLlmOptions(chat, 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1', 'model name')
     .action(async (opts) => {
       result.code = await chatCommand(opts, io, chatHost);
     });
@@ -161,7 +193,10 @@ const signals: ProcessSignals = {
 };
 
 /** Runs the CLI with `argv` (without the node and script entries); returns the exit code. */
-export async function runCli(argv: readonly string[], io: Io = processIo()): Promise<number> {
+export async function runCli(argv: readonly string[], rawIo: Io = processIo(usageExitCode(argv[0]))): Promise<number> {
+  // The output edge: no write shows an API key of the environment or credentials in a URL.
+  rememberEnvironmentSecrets(process.env);
+  const io = guardIo(rawIo);
   const result = { code: 0 };
   const program = buildProgram(io, result);
   try {
@@ -172,11 +207,17 @@ export async function runCli(argv: readonly string[], io: Io = processIo()): Pro
       return error.exitCode === 0 ? 0 : usageExitCode(argv[0]);
     }
     if (error instanceof CliError) {
-      io.stderr(`lightsop: ${error.message}\n`);
+      io.stderr(`lightsop: ${terminalText(error.message)}\n`);
       return error.exitCode;
     }
-    const err = error as Error;
-    io.stderr(`lightsop: internal error: ${err?.message ?? String(error)}${process.env.LIGHTSOP_DEBUG ? `\n${err?.stack}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
+    // Whatever was thrown (a skills module can throw anything) is described without trusting it.
+    let stack = '';
+    try {
+      stack = String((error as Error)?.stack ?? '');
+    } catch {
+      // An unreadable stack is left out.
+    }
+    io.stderr(`lightsop: internal error: ${terminalText(errorText(error))}${process.env.LIGHTSOP_DEBUG ? `\n${terminalText(stack, { multiline: true })}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
     return usageExitCode(argv[0]);
   }
 }
@@ -184,6 +225,10 @@ export async function runCli(argv: readonly string[], io: Io = processIo()): Pro
 const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && /lightsop(\.js)?$|main\.(js|ts)$/.test(process.argv[1]);
 if (isEntry) {
   runCli(process.argv.slice(2)).then((code) => {
-    process.exitCode = code;
+    const exitCode = outputFailureExit() ?? code;
+    process.exitCode = exitCode;
+    // Work the CLI gave up waiting for (a command ignoring its signal, a module still loading)
+    // would keep the process alive: exit once the output is out.
+    if (workLeftBehind()) exitAfterOutput(exitCode);
   });
 }

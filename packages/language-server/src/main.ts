@@ -1,10 +1,30 @@
 /**
  * The stdio entry point (bundled to `dist/server.cjs`, started by `lightsop-language-server
- * --stdio`). It only picks the transport and hands the connection to `createServer`.
+ * --stdio`). It only picks the transport and hands the connection to `createServer`. Over stdio
+ * the input goes through the framing guard: a bad frame or an oversized message is logged to
+ * stderr and ends the process with exit code 1, so that the client restarts the server instead of
+ * talking to one that no longer reads.
  */
+import { Console } from 'node:console';
 import { createConnection, ProposedFeatures } from 'vscode-languageserver/node';
 import packageJson from '../package.json';
+import { FramingGuard } from './framing';
 import { createServer } from './server';
+
+/** The stdio transport with the framing guard in front of the reader. */
+function stdioConnection() {
+  const guard = new FramingGuard();
+  guard.on('error', (error: Error) => {
+    process.stderr.write(`lightsop-language-server: invalid message framing on stdin: ${error.message}; exiting so that the client restarts the server\n`);
+    process.exit(1);
+  });
+  process.stdin.pipe(guard);
+  // stdout carries the protocol: console output of any module goes to stderr instead.
+  globalThis.console = new Console({ stdout: process.stderr, stderr: process.stderr });
+  // Streams, not readers: the library then also ends the process when stdin ends (exit code 1
+  // unless a shutdown request came first).
+  return createConnection(ProposedFeatures.all, guard, process.stdout);
+}
 
 const USAGE = `Usage: lightsop-language-server --stdio
 
@@ -21,7 +41,7 @@ if (args.includes('--version') || args.includes('-v')) {
   process.stderr.write(`lightsop-language-server: no transport given\n\n${USAGE}`);
   process.exitCode = 2;
 } else {
-  const connection = createConnection(ProposedFeatures.all);
+  const connection = args.includes('--stdio') ? stdioConnection() : createConnection(ProposedFeatures.all);
   createServer(connection);
   connection.listen();
 }

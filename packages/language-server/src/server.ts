@@ -12,6 +12,20 @@ import {
   RegistrationRequest,
   UnregistrationRequest,
   CodeActionKind,
+  CodeActionRequest,
+  CompletionRequest,
+  DefinitionRequest,
+  DocumentFormattingRequest,
+  DocumentHighlightRequest,
+  DocumentSymbolRequest,
+  FoldingRangeRequest,
+  HoverRequest,
+  PrepareRenameRequest,
+  ReferencesRequest,
+  RenameRequest,
+  SelectionRangeRequest,
+  SemanticTokensRangeRequest,
+  SemanticTokensRequest,
   DidChangeWatchedFilesNotification,
   LSPErrorCodes,
   ResponseError,
@@ -24,6 +38,9 @@ import {
   type Connection,
   type Disposable,
   type InitializeResult,
+  type Position,
+  type Range,
+  type RequestType,
   type TextDocumentIdentifier,
 } from 'vscode-languageserver';
 import { TextDocument } from 'vscode-languageserver-textdocument';
@@ -67,6 +84,24 @@ function readSettings(raw: unknown): LightsopInitializationOptions {
   const delay = section.diagnosticsDelay;
   if (delay === 'auto' || (typeof delay === 'number' && Number.isFinite(delay) && delay >= 0)) out.diagnosticsDelay = delay;
   return out;
+}
+
+type CompletionResult = ReturnType<typeof getCompletions>;
+
+function isRecord(x: unknown): x is Record<string, unknown> {
+  return typeof x === 'object' && x !== null && !Array.isArray(x);
+}
+
+function isDocumentId(x: unknown): x is TextDocumentIdentifier {
+  return isRecord(x) && typeof x.uri === 'string';
+}
+
+function isPosition(x: unknown): x is Position {
+  return isRecord(x) && Number.isSafeInteger(x.line) && Number.isSafeInteger(x.character) && (x.line as number) >= 0 && (x.character as number) >= 0;
+}
+
+function isRange(x: unknown): x is Range {
+  return isRecord(x) && isPosition(x.start) && isPosition(x.end);
 }
 
 /** Registers the LightSOPLang language server on `connection` and returns a handle to stop it. */
@@ -166,12 +201,17 @@ export function createServer(connection: Connection): LightsopServer {
 
   const cancelled = () => new ResponseError<void>(LSPErrorCodes.RequestCancelled, 'The request was cancelled.');
 
-  /** The one wrapper every request goes through: cancellation, and exceptions turned into results. */
-  function guard<P, R>(method: string, fallback: R, handler: (params: P) => R) {
-    return (params: P, token: CancellationToken): R | ResponseError<void> => {
+  /**
+   * The one wrapper every request goes through: params that do not have the shape the request
+   * needs get the empty result (a client's bad params are no reason for an error response, and
+   * are not the server's failure to log), then cancellation, and exceptions turned into results.
+   */
+  function guard<P, R>(method: string, fallback: R, valid: (params: unknown) => boolean, handler: (params: P) => R) {
+    return (params: unknown, token: CancellationToken): R | ResponseError<void> => {
       if (token.isCancellationRequested) return cancelled();
+      if (!valid(params)) return fallback;
       try {
-        const result = handler(params);
+        const result = handler(params as P);
         return token.isCancellationRequested ? cancelled() : result;
       } catch (error) {
         if (error instanceof RenameRefusedError) return new ResponseError<void>(LSPErrorCodes.RequestFailed, error.message);
@@ -181,12 +221,20 @@ export function createServer(connection: Connection): LightsopServer {
     };
   }
 
-  /** `guard` for requests about one document: no plan document means the fallback. */
-  function onDocument<P extends { textDocument: TextDocumentIdentifier }, R>(method: string, fallback: R, run: (doc: AnalyzedDocument, params: P) => R) {
-    return guard<P, R>(method, fallback, (params) => {
+  /**
+   * Registers a request about one document through `guard`, with the request type itself rather
+   * than `connection.onHover` and the like: those read progress tokens from the params before
+   * any handler runs, so `params: null` became an internal error. No plan document means the
+   * fallback.
+   */
+  function onDocument<P extends { textDocument: TextDocumentIdentifier }, R>(
+    type: RequestType<P, R, unknown>, fallback: R, valid: (params: Record<string, unknown>) => boolean, run: (doc: AnalyzedDocument, params: P) => R,
+  ): void {
+    const check = (params: unknown) => isRecord(params) && isDocumentId(params.textDocument) && valid(params);
+    connection.onRequest(type, guard<P, R>(type.method, fallback, check, (params) => {
       const doc = analyzed(params.textDocument);
       return doc ? run(doc, params) : fallback;
-    });
+    }));
   }
 
   const versionedEdits = () => capabilities.workspace?.workspaceEdit?.documentChanges === true;
@@ -302,26 +350,35 @@ export function createServer(connection: Connection): LightsopServer {
     if (isPlanDocument(e.document)) send(() => connection.sendDiagnostics({ uri: e.document.uri, diagnostics: [] }));
   });
 
-  connection.onCompletion(guard('completion', { isIncomplete: false, items: [] }, (params) => {
-    const input = completionInput(params.textDocument);
-    if (!input) return { isIncomplete: false, items: [] };
-    const snippets = capabilities.textDocument?.completion?.completionItem?.snippetSupport === true;
-    return getCompletions(input, params.position, { snippets });
-  }));
-  connection.onHover(onDocument('hover', null, (doc, p) => getHover(doc, p.position)));
-  connection.onDefinition(onDocument('definition', null, (doc, p) => getDefinition(doc, p.position)));
-  connection.onReferences(onDocument('references', [], (doc, p) => getReferences(doc, p.position, p.context?.includeDeclaration ?? true)));
-  connection.onDocumentHighlight(onDocument('documentHighlight', [], (doc, p) => getDocumentHighlights(doc, p.position)));
-  connection.onPrepareRename(onDocument('prepareRename', null, (doc, p) => prepareRename(doc, p.position)));
-  connection.onRenameRequest(onDocument('rename', null, (doc, p) => getRenameEdits(doc, p.position, p.newName, { versioned: versionedEdits() })));
-  connection.onDocumentSymbol(onDocument('documentSymbol', [], (doc) => getDocumentSymbols(doc)));
-  connection.languages.semanticTokens.on(onDocument('semanticTokens', { data: [] }, (doc) => getSemanticTokens(doc)));
-  connection.languages.semanticTokens.onRange(onDocument('semanticTokens/range', { data: [] }, (doc, p) => getSemanticTokens(doc, p.range)));
-  connection.onFoldingRanges(onDocument('foldingRange', [], (doc) => getFoldingRanges(doc)));
-  connection.onDocumentFormatting(onDocument('formatting', [], (doc) => getFormattingEdits(doc)));
-  connection.onSelectionRanges(onDocument('selectionRange', [], (doc, p) => getSelectionRanges(doc, p.positions)));
-  connection.onCodeAction(onDocument('codeAction', [], (doc, p) => getCodeActions(doc, p.range, { only: p.context?.only, versioned: versionedEdits() })));
-  connection.onRequest(PlanGraphRequest, onDocument('planGraph', null, (doc) => getPlanGraph(doc)));
+  const any = () => true;
+  const atPosition = (p: Record<string, unknown>) => isPosition(p.position);
+  connection.onRequest(CompletionRequest.type, guard<{ textDocument: TextDocumentIdentifier; position: Position }, CompletionResult>(
+    CompletionRequest.method, { isIncomplete: false, items: [] },
+    (p) => isRecord(p) && isDocumentId(p.textDocument) && isPosition(p.position),
+    (params) => {
+      const input = completionInput(params.textDocument);
+      if (!input) return { isIncomplete: false, items: [] };
+      const snippets = capabilities.textDocument?.completion?.completionItem?.snippetSupport === true;
+      return getCompletions(input, params.position, { snippets });
+    },
+  ));
+  onDocument(HoverRequest.type, null, atPosition, (doc, p) => getHover(doc, p.position));
+  onDocument(DefinitionRequest.type, null, atPosition, (doc, p) => getDefinition(doc, p.position));
+  onDocument(ReferencesRequest.type, [], (p) => atPosition(p) && (p.context === undefined || p.context === null || isRecord(p.context)),
+    (doc, p) => getReferences(doc, p.position, p.context?.includeDeclaration ?? true));
+  onDocument(DocumentHighlightRequest.type, [], atPosition, (doc, p) => getDocumentHighlights(doc, p.position));
+  onDocument(PrepareRenameRequest.type, null, atPosition, (doc, p) => prepareRename(doc, p.position));
+  onDocument(RenameRequest.type, null, (p) => atPosition(p) && typeof p.newName === 'string',
+    (doc, p) => getRenameEdits(doc, p.position, p.newName, { versioned: versionedEdits() }));
+  onDocument(DocumentSymbolRequest.type, [], any, (doc) => getDocumentSymbols(doc));
+  onDocument(SemanticTokensRequest.type, { data: [] }, any, (doc) => getSemanticTokens(doc));
+  onDocument(SemanticTokensRangeRequest.type, { data: [] }, (p) => isRange(p.range), (doc, p) => getSemanticTokens(doc, p.range));
+  onDocument(FoldingRangeRequest.type, [], any, (doc) => getFoldingRanges(doc));
+  onDocument(DocumentFormattingRequest.type, [], any, (doc) => getFormattingEdits(doc));
+  onDocument(SelectionRangeRequest.type, [], (p) => Array.isArray(p.positions) && p.positions.every(isPosition), (doc, p) => getSelectionRanges(doc, p.positions));
+  onDocument(CodeActionRequest.type, [], (p) => isRange(p.range) && (p.context === undefined || p.context === null || isRecord(p.context)),
+    (doc, p) => getCodeActions(doc, p.range, { only: Array.isArray(p.context?.only) ? p.context.only : undefined, versioned: versionedEdits() }));
+  onDocument(PlanGraphRequest, null, any, (doc) => getPlanGraph(doc));
 
   documents.listen(connection);
 

@@ -7,12 +7,13 @@
  * config file and in a message, never silently. It does not talk to the connection: the server
  * gives it a host for reporting.
  */
-import { readFile, stat } from 'node:fs/promises';
+import { stat } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describeSkillsExport, parseSkillsJson, type SkillsDescription } from '@lightsop/core';
 import { CONFIG_FILE, parseConfigText, type ConfigProblem } from './config';
+import { readLimitedTextFile, UnreadableFileError } from './read-limited';
 
 /** The skills that apply to a plan; `key` changes whenever they do (it keys the analysis cache). */
 export interface SkillsContext {
@@ -227,10 +228,11 @@ export class Workspace {
     if (generation !== folder.generation) return; // a newer reload is queued behind this one
     let text: string | null;
     try {
-      text = await readFile(folder.configPath, 'utf8');
+      text = await readLimitedTextFile(folder.configPath);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
-      if (code !== 'ENOENT' && code !== 'ENOTDIR') {
+      if (error instanceof UnreadableFileError) this.announce('error', `${folder.configPath}: cannot read (${error.reason})`);
+      else if (code !== 'ENOENT' && code !== 'ENOTDIR') {
         this.announce('error', `${folder.configPath}: cannot read (${code ?? (error as Error).message})`);
       }
       text = null;
@@ -289,11 +291,12 @@ export class Workspace {
     }
     let text: string;
     try {
-      text = await readFile(file, 'utf8');
+      text = await readLimitedTextFile(file);
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
+      const reason = error instanceof UnreadableFileError ? error.reason : code ?? (error as Error).message;
       return {
-        problem: code === 'ENOENT' ? `Skills file '${written}' does not exist` : `Skills file '${written}' cannot be read (${code ?? (error as Error).message})`,
+        problem: code === 'ENOENT' ? `Skills file '${written}' does not exist` : `Skills file '${written}' cannot be read (${reason})`,
         severity: 'error',
         announce: false,
       };

@@ -4,6 +4,7 @@
  */
 export * from './skills/registry';
 export * from './skills/load';
+export { MAX_CONFIG_FILE_BYTES, readLimitedTextFile, readLimitedTextFileSync, UnreadableFileError } from './skills/read-limited';
 export * from './values';
 export * from './errors';
 export * from './monitor';
@@ -15,7 +16,10 @@ export {
   Interpreter, type InterpreterOptions, type UpdateOptions, type UpdateResult, type RunEvent, type Failure,
   type PlanGeneratedEvent, type VariableSnapshot,
 } from './interpreter';
-export { OpenAiCompatibleAgent, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings } from './llm/openai-agent';
+export {
+  OpenAiCompatibleAgent, DEFAULT_LLM_RETRIES, DEFAULT_LLM_TIMEOUT_MS, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings,
+} from './llm/openai-agent';
+export { redactSecrets, hasUrlCredentials } from './llm/redact';
 export * from './agent';
 export * from './stdlib';
 export { createSessionAgent, parseInterpretation, type SessionAgentOptions } from './llm/session-agent';

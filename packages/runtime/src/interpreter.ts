@@ -4,7 +4,7 @@
  * re-runs, a dataflow scheduler, and the english generate-run-revise loop. It never starts a plan
  * that has errors, and it never imports anything from an editor.
  */
-import { analyzePlan, isEnglishSource, parsePlan, signatureOf, type Argument, type Declaration } from '@lightsop/core';
+import { analyzePlan, isEnglishSource, parsePlan, signatureOf, type Argument, type Declaration, type SkillsDescription } from '@lightsop/core';
 import { cancelHeuristic as builtinHeuristic } from './cancel-heuristic';
 import { buildGenerationPrompt, finalCommandsAvailable, stripFences, type GenerationRequest } from './english/prompt';
 import { ConfigurationError, PlanGenerationError, PlanValidationError } from './errors';
@@ -12,9 +12,9 @@ import { isLlmAgent, type LlmAgent, type PromptOptions } from './llm/agent';
 import { ensureMonitor, type ExecutionMonitor } from './monitor';
 import { createResponder } from './responder';
 import { ReadyQueue } from './scheduler';
-import { listRegistryCommands, type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
+import { describeRegistry, listRegistryCommands, type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
 import {
-  createValue, failValue, normalizeStatus, propagatedCanceledValue, publicForm, undefinedValue,
+  createValue, errorText, failValue, normalizeStatus, propagatedCanceledValue, publicForm, rootCanceledValue, textOf, undefinedValue,
   type RootCause, type Status, type Value,
 } from './values';
 
@@ -139,6 +139,17 @@ interface RunContext {
    * value the walk is a no-op and is skipped, which keeps a chain linear instead of quadratic.
    */
   canceledSeen: boolean;
+  /** The commands of this run in flight (started and not yet settled), for `abandonRunning`. */
+  readonly flights: Set<Flight>;
+}
+
+/**
+ * One execution of a declaration's command. Once abandoned (`abandonRunning`), whatever the command
+ * delivers later is ignored: the entry already holds the value the host gave it.
+ */
+interface Flight {
+  readonly entry: Entry;
+  abandoned: boolean;
 }
 
 function anySignal(signals: (AbortSignal | undefined | null)[]): AbortSignal | null {
@@ -148,8 +159,14 @@ function anySignal(signals: (AbortSignal | undefined | null)[]): AbortSignal | n
   return AbortSignal.any(list);
 }
 
-function errorMessage(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+/** The error itself when it is one, else an Error carrying its text; never throws. */
+function asError(error: unknown): Error {
+  try {
+    if (error instanceof Error) return error;
+  } catch {
+    // `instanceof` on a hostile Proxy throws: treat it as any other non-Error value.
+  }
+  return new Error(errorText(error));
 }
 
 export class Interpreter {
@@ -162,6 +179,8 @@ export class Interpreter {
   private queue: Promise<unknown> = Promise.resolve();
   private source = '';
   private lastRunState: { aborted: boolean; halted: boolean } | null = null;
+  /** The run executing now and its scheduler's completion callback (updates are serialised). */
+  private active: { ctx: RunContext; done: (e: Entry) => void } | null = null;
   /** Settles when every queued update, replans included, has settled. */
   ready: Promise<unknown> = Promise.resolve();
 
@@ -267,13 +286,51 @@ export class Interpreter {
     if (!entry) throw new Error(`No variable ${name}`);
     if (typeof status === 'object' && status !== null) {
       const normalized = normalizeStatus(status.status);
-      if (!normalized) throw new TypeError(`Unsupported status: ${String(status.status)}`);
+      if (!normalized) throw new TypeError(`Unsupported status: ${textOf(status.status)}`);
       const value = { ...status, status: normalized };
       if (!Number.isFinite(value.timestamp)) value.timestamp = createValue(normalized, '', 'host').timestamp;
       entry.value = value;
       return;
     }
     entry.value = createValue(status, data, 'host');
+  }
+
+  /**
+   * Stops waiting for the commands of the current run that are still in flight. Each one's
+   * variable gets `status` with `reason` now (`fail`: the reason itself, reported to the monitor;
+   * `canceled`: a root cancellation `command C canceled (reason)`), its dependents propagate as
+   * usual, and whatever the command delivers later is ignored, so a late result never becomes a
+   * success. The run then goes on as if those commands had answered: when it was aborted nothing
+   * new starts and the update settles. Hosts call this when commands ignore the abort signal past
+   * a grace period, or when nothing is left in the process that could ever settle them. Returns
+   * the variables abandoned, in start order; nothing when no run is executing.
+   */
+  abandonRunning(status: 'fail' | 'canceled', reason: string): string[] {
+    const active = this.active;
+    if (!active) return [];
+    const { ctx, done } = active;
+    // A copy: settling one flight may start new commands, and those are not abandoned.
+    const flights = Array.from(ctx.flights);
+    const names: string[] = [];
+    for (const flight of flights) {
+      if (flight.abandoned) continue;
+      flight.abandoned = true;
+      ctx.flights.delete(flight);
+      const e = flight.entry;
+      names.push(e.name);
+      if (status === 'fail') {
+        e.value = failValue(reason, 'host');
+        this.settled(e);
+        if (this.report(e, reason, ctx)) this.propagateUndefined([e], ctx);
+      } else {
+        e.value = rootCanceledValue(e.name, reason, 'host', { command: e.command });
+        ctx.canceledSeen = true;
+        this.settled(e);
+        this.propagateCanceled([e], ctx);
+      }
+      done(e);
+    }
+    return names;
   }
 
   // ---------------------------------------------------------------- updates
@@ -286,6 +343,7 @@ export class Interpreter {
       halt: null,
       aborted: false,
       canceledSeen: true,
+      flights: new Set(),
     };
   }
 
@@ -300,9 +358,12 @@ export class Interpreter {
     return this.options.input !== undefined;
   }
 
-  /** Validates a plan (sections 3 and 4) and applies it to the table, or throws and changes nothing. */
-  private validateAndApply(source: string): void {
-    const analysis = analyzePlan(source, { inputDeclared: this.inputSupplied() });
+  /**
+   * Validates a plan (sections 3 and 4) and applies it to the table, or throws and changes nothing.
+   * With `skills`, a command outside it is an `unknown-command` error (4.4).
+   */
+  private validateAndApply(source: string, skills?: SkillsDescription): void {
+    const analysis = analyzePlan(source, { inputDeclared: this.inputSupplied(), skills });
     const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) throw new PlanValidationError(errors, source);
     this.apply(analysis.plan.declarations);
@@ -555,6 +616,7 @@ export class Interpreter {
       const finish = () => {
         if (done) return;
         done = true;
+        if (this.active?.ctx === ctx) this.active = null;
         queue.clear();
         ctx.signal?.removeEventListener('abort', onAbort);
         resolve();
@@ -590,12 +652,20 @@ export class Interpreter {
         if (running === 0) finish();
       };
       ctx.signal?.addEventListener('abort', onAbort, { once: true });
+      this.active = { ctx, done: settle };
       flush();
     });
   }
 
-  /** Executes one declaration, stores and propagates its outcome (6.4), then calls `done`. */
+  /**
+   * Executes one declaration, stores and propagates its outcome (6.4), then calls `done`. Whatever
+   * the command throws or returns becomes that declaration's value: nothing a command hands back
+   * may escape from here, since an escape would end the whole process. When `abandonRunning` has
+   * settled the declaration meanwhile, the command's outcome is dropped.
+   */
   private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean, done: (e: Entry) => void): Promise<void> {
+    const flight: Flight = { entry: e, abandoned: false };
+    ctx.flights.add(flight);
     try {
       if (this.options.beforeCommand) {
         try {
@@ -603,6 +673,7 @@ export class Interpreter {
         } catch {
           // A failing hook must not fail the run; the declaration runs as usual.
         }
+        if (flight.abandoned) return;
         if (ctx.signal?.aborted) {
           ctx.aborted = true;
           return;
@@ -614,12 +685,12 @@ export class Interpreter {
         const a = e.args[i]!;
         const value = a.kind === 'literal' ? a.value : this.table.get(a.name)!.value.data;
         args[i] = value;
-        raw += ' ' + (value === null || value === undefined ? '' : String(value));
+        raw += ' ' + (value === null || value === undefined ? '' : textOf(value));
       }
       try {
         this.monitor.beforeExecuteCommand(e.command, raw);
       } catch (error) {
-        ctx.halt = error instanceof Error ? error : new Error(String(error));
+        ctx.halt = asError(error);
         return;
       }
       ctx.commands.push(raw);
@@ -644,15 +715,20 @@ export class Interpreter {
           : this.registry.executeCommand(payload, responder.api));
         result = returned ?? responder.last();
       } catch (error) {
-        e.value = failValue(error instanceof Error ? error.message : String(error), 'exception');
+        if (flight.abandoned) return;
+        const reason = errorText(error);
+        e.value = failValue(reason, 'exception');
         this.settled(e);
-        if (this.report(e, errorMessage(error), ctx)) this.propagateUndefined([e], ctx);
+        if (this.report(e, reason, ctx)) this.propagateUndefined([e], ctx);
         return;
       }
+      if (flight.abandoned) return;
       this.store(e, result, ctx);
-  
     } finally {
-      done(e);
+      if (!flight.abandoned) {
+        ctx.flights.delete(flight);
+        done(e);
+      }
     }
   }
 
@@ -664,22 +740,24 @@ export class Interpreter {
       this.propagateUndefined([e], ctx);
       return;
     }
-    const r = result as Partial<Value>;
-    const status = typeof result === 'object' && r.raw && r.status ? normalizeStatus(r.status) : null;
-    if (!status) {
-      e.value = failValue('invalid result from executeCommand', 'validation');
+    let value: Value | null;
+    let problem = '';
+    try {
+      value = acceptResult(e.name, result);
+    } catch (error) {
+      // A getter or a Proxy trap of the result threw while it was read: the result is unusable.
+      value = null;
+      problem = ` (reading it threw: ${errorText(error)})`;
+    }
+    if (!value) {
+      const reason = `invalid result from executeCommand${problem}`;
+      e.value = failValue(reason, 'validation');
       this.settled(e);
-      if (this.report(e, 'invalid result from executeCommand', ctx)) this.propagateUndefined([e], ctx);
+      if (this.report(e, reason, ctx)) this.propagateUndefined([e], ctx);
       return;
     }
-    const value = { ...(result as Value), status } as Value;
-    if (!Number.isFinite(value.timestamp)) value.timestamp = createValue(status, '', 'command').timestamp;
-    if (status !== 'canceled') value.rootCause = null;
-    if (status === 'fail' && !value.data) value.data = 'unknown failure';
-    if (status === 'canceled') {
-      if (!value.rootCause) value.rootCause = { name: e.name, reason: value.data };
-      ctx.canceledSeen = true;
-    }
+    const status = value.status;
+    if (status === 'canceled') ctx.canceledSeen = true;
     e.value = value;
     this.settled(e);
     if (status === 'fail') {
@@ -695,14 +773,14 @@ export class Interpreter {
       this.monitor.reportCommandFailure(e.command, reason);
       return true;
     } catch (error) {
-      ctx.halt = error instanceof Error ? error : new Error(String(error));
+      ctx.halt = asError(error);
       return false;
     }
   }
 
   private settled(e: Entry): void {
     if (!this.options.onEvent) return;
-    this.emit({ type: 'variable-settled', variable: e.name, status: e.value.status, value: String(publicForm(e.value)), lineNumber: e.lineNumber });
+    this.emit({ type: 'variable-settled', variable: e.name, status: e.value.status, value: textOf(publicForm(e.value)), lineNumber: e.lineNumber });
   }
 
   private emit(event: RunEvent): void {
@@ -735,7 +813,7 @@ export class Interpreter {
           return { aborted: false, commands: [], failures: [] };
         }
         this.checkGenerated(code);
-        this.validateAndApply(code);
+        this.validateAndApply(code, this.generatedPlanCommands());
       } catch (error) {
         if (ctx.aborted) return { aborted: true, commands: ctx.commands, failures: this.failures() };
         if (!(error instanceof PlanGenerationError || error instanceof PlanValidationError)) throw error;
@@ -778,7 +856,7 @@ export class Interpreter {
         ctx.aborted = true;
         throw error;
       }
-      throw new PlanGenerationError(`the language model failed: ${errorMessage(error)}`, english.attempt);
+      throw new PlanGenerationError(`the language model failed: ${errorText(error)}`, english.attempt);
     }
     if (typeof answer !== 'string' || answer.trim() === '') throw new PlanGenerationError('LLMAgent returned empty code', english.attempt);
     const code = stripFences(answer);
@@ -792,6 +870,15 @@ export class Interpreter {
       }
     }
     return code;
+  }
+
+  /**
+   * The commands a generated plan may call: the registry's list (plus `assign` and the final
+   * commands, which the validator always knows, 4.4). The model was shown only these, so a plan
+   * that calls anything else is invalid and never reaches `executeCommand`, as in sessions.
+   */
+  private generatedPlanCommands(): SkillsDescription {
+    return describeRegistry(this.registry);
   }
 
   /** A generated plan must contain a final declaration when final commands are available (8.4). */
@@ -815,7 +902,7 @@ export class Interpreter {
       try {
         const code = await this.generate(english, 'failure', failures, ctx);
         this.checkGenerated(code);
-        this.validateAndApply(code);
+        this.validateAndApply(code, this.generatedPlanCommands());
         return true;
       } catch (error) {
         if (ctx.aborted) return false;
@@ -834,11 +921,36 @@ interface EnglishState {
   history: { attempt: number; reason: string; prompt: string; code: string }[];
 }
 
+/**
+ * Reads a command's result R (the table of 6.4) into a value record of our own, or null when R is
+ * not a value (no truthy `raw` or `status`, or an unknown status). Everything is read here, once:
+ * a getter that throws makes this throw, and the caller treats R as invalid; later reads of the
+ * stored record (its status, raw text, timestamp, root cause) are of plain data.
+ */
+function acceptResult(variable: string, result: unknown): Value | null {
+  if (typeof result !== 'object' || result === null) return null;
+  const r = result as Partial<Value>;
+  const status = r.raw && r.status ? normalizeStatus(r.status) : null;
+  if (!status) return null;
+  const value = { ...(result as Value), status } as Value;
+  value.raw = textOf(value.raw);
+  if (!Number.isFinite(value.timestamp)) value.timestamp = createValue(status, '', 'command').timestamp;
+  if (status !== 'canceled') value.rootCause = null;
+  if (status === 'fail' && !value.data) value.data = 'unknown failure';
+  if (status === 'canceled') {
+    const cause = value.rootCause;
+    // A root cause given as an object is copied, so that its getters run here and only here.
+    if (!cause) value.rootCause = { name: variable, reason: value.data };
+    else if (typeof cause === 'object') value.rootCause = { ...cause };
+  }
+  return value;
+}
+
 function rootCauseOf(e: Entry): RootCause {
   return e.value.rootCause ?? { name: e.name, reason: e.value.data };
 }
 
 /** The built-in `assign` (6.7): arguments as text joined by single spaces. */
 function builtinAssignCommand(payload: CommandPayload, responder: Responder): unknown {
-  return responder.success(payload.args.map((a) => (a === null || a === undefined ? '' : String(a))).join(' '));
+  return responder.success(payload.args.map((a) => (a === null || a === undefined ? '' : textOf(a))).join(' '));
 }

@@ -44,6 +44,38 @@ export function nextTimestamp(): number {
   return clock.last;
 }
 
+const UNSHOWABLE = '[value that cannot be converted to text]';
+
+/**
+ * `String(x)` that never throws. A command may hand back anything (a null-prototype object, an
+ * object whose `toString` throws, a Proxy whose every trap throws); such a value gets its
+ * `[object Tag]` form, or a fixed text when even that cannot be read, so one hostile value never
+ * takes the run down with it.
+ */
+export function textOf(x: unknown): string {
+  try {
+    return String(x);
+  } catch {
+    // Conversion refused: fall back to the tag, which needs no cooperation from the value.
+  }
+  try {
+    return Object.prototype.toString.call(x);
+  } catch {
+    // A Proxy that throws on every trap cannot even be tagged.
+  }
+  return UNSHOWABLE;
+}
+
+/** The reason text of a thrown value (6.4): an Error's message, or `String(X)`; never throws. */
+export function errorText(error: unknown): string {
+  try {
+    if (error instanceof Error) return textOf(error.message);
+  } catch {
+    // `instanceof` on a Proxy, or a `message` getter, threw: describe the value itself instead.
+  }
+  return textOf(error);
+}
+
 const ALIASES: Record<string, Status> = {
   success: 'success', fail: 'fail', undefined: 'undefined', canceled: 'canceled',
   cancelled: 'canceled', cancled: 'canceled', cancel: 'canceled',
@@ -52,7 +84,7 @@ const ALIASES: Record<string, Status> = {
 /** Reads a status from text: trimmed, lower-cased, with the cancel aliases; null otherwise. */
 export function normalizeStatus(status: unknown): Status | null {
   if (!status) return null;
-  const key = String(status).trim().toLowerCase();
+  const key = textOf(status).trim().toLowerCase();
   return Object.prototype.hasOwnProperty.call(ALIASES, key) ? ALIASES[key]! : null;
 }
 
@@ -64,7 +96,7 @@ export function createValue(status: Status, data: unknown, origin: string, extra
     status,
     data: payload,
     timestamp,
-    raw: `${timestamp}:${status}:${String(payload)}`,
+    raw: `${timestamp}:${status}:${textOf(payload)}`,
     rootCause: status === 'canceled' ? (extra?.rootCause ?? null) : null,
     via: extra?.via ?? null,
     origin,
@@ -78,7 +110,7 @@ export const undefinedValue = (reason: unknown = '', origin = 'internal'): Value
 /** `no reason provided` for an absent or blank reason; otherwise the trimmed text (5.5). */
 export function normalizeCancelReason(reason: unknown): string {
   if (reason === null || reason === undefined) return 'no reason provided';
-  return String(reason).trim() || 'no reason provided';
+  return textOf(reason).trim() || 'no reason provided';
 }
 
 /** A root cancellation: `command C canceled (R)`. */
@@ -91,7 +123,7 @@ export function rootCanceledValue(variable: string, reason: unknown, origin: str
 
 /** A propagated cancellation: `because command L canceled (R) via V`. */
 export function propagatedCanceledValue(rootCause: RootCause, via: string): Value {
-  const label = rootCause.command || rootCause.name;
+  const label = textOf(rootCause.command || rootCause.name);
   return createValue('canceled', `because command ${label} canceled (${normalizeCancelReason(rootCause.reason)}) via ${via}`, 'propagation', { rootCause, via });
 }
 
@@ -103,15 +135,15 @@ export function publicForm(value: Value | undefined): unknown {
     case 'success':
       return data;
     case 'undefined':
-      return data === '' || data === null ? 'undefined' : `undefined:${String(data)}`;
+      return data === '' || data === null ? 'undefined' : `undefined:${textOf(data)}`;
     case 'fail':
-      return `fail:${String(data)}`;
+      return `fail:${textOf(data)}`;
     default:
-      return `canceled:${String(data)}`;
+      return `canceled:${textOf(data)}`;
   }
 }
 
 /** The value's data as text, without a status prefix (the CLI's JSON `value`). */
 export function dataText(value: Value): string {
-  return String(value.data ?? '');
+  return textOf(value.data ?? '');
 }

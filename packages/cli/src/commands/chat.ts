@@ -3,30 +3,32 @@
  * standard input (interactively on a TTY); each runs as a turn of a live loop of the session
  * registry: SOP first with the loop fallback, or the loop session with `--mode loop`. Approvals
  * are asked on the TTY (yes / no / always); without a TTY, calls that need approval are denied
- * unless `--approve-all`. Ctrl-C interrupts the current turn and keeps the session. `--json`
- * prints one JSON object per line. The API key is never printed.
+ * unless `--approve-all`. An approval shows the whole call, each argument quoted and escaped, and
+ * only a line typed after the question answers it. Ctrl-C interrupts the current turn and keeps
+ * the session. `--json` prints one JSON object per line. Text from the model, skills and tools is
+ * escaped before it reaches the terminal (terminal-text.ts), and the API key is never printed.
  */
 import { createInterface, type Interface } from 'node:readline';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import pc from 'picocolors';
 import {
-  OpenAiCompatibleAgent, RESERVED_NAMES, approveAllSupervisor, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills,
-  defineAgentLoop, isSkillsMap, listCommandInfos, resolveLlmSettings, type CommandId, type CommandRegistry, type RegistryEvent, type SessionEvent,
-  type SopPromptResult, type Supervisor, type ToolChoice, type TurnOutcome,
+  RESERVED_NAMES, approveAllSupervisor, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills,
+  defineAgentLoop, isSkillsMap, listCommandInfos, type CommandId, type CommandRegistry, type RegistryEvent, type SessionEvent,
+  type ApprovalDecision, type SopPromptResult, type Supervisor, type ToolChoice, type TurnOutcome,
 } from '@lightsop/runtime';
 import { findConfig } from '../config';
 import { CliError } from '../errors';
 import type { Io } from '../io';
+import { createLlmAgent, resolveLlm, type LlmFlags } from '../llm';
 import { loadSkills, skillsPathFor } from '../skills';
+import { guardIo, hasHiddenCharacters, jsonLine, oneLine, quoteArgument, terminalText } from '../terminal-text';
 
-export interface ChatOptions {
+export interface ChatOptions extends LlmFlags {
   readonly skills?: string;
   readonly mode?: 'sop' | 'loop';
   readonly json?: boolean;
   readonly approveAll?: boolean;
-  readonly llmBaseUrl?: string;
-  readonly llmModel?: string;
   /** The standard skills (files, shell, fetch); on unless `--no-stdlib`. */
   readonly stdlib?: boolean;
   /** The workspace root for file skills and the session's project root (default: the current folder). */
@@ -57,10 +59,14 @@ class LineReader {
   private readonly lines: string[] = [];
   private readonly waiters: { resolve: (line: string | null) => void; signal?: AbortSignal; onAbort?: () => void }[] = [];
   private ended = false;
+  private readonly terminal: boolean;
   readonly rl: Interface;
 
   constructor(host: ChatHost) {
-    this.rl = createInterface({ input: host.input, ...(host.terminal && host.output ? { output: host.output, terminal: true } : { terminal: false }), crlfDelay: Infinity });
+    this.terminal = Boolean(host.terminal && host.output);
+    this.rl = createInterface({ input: host.input, ...(this.terminal ? { output: host.output, terminal: true } : { terminal: false }), crlfDelay: Infinity });
+    // Readline redraws its prompt when the edited line is cleared; the chat prints its own.
+    this.rl.setPrompt('');
     this.rl.on('line', (line) => this.push(line));
     this.rl.on('close', () => this.end());
   }
@@ -96,15 +102,28 @@ class LineReader {
     });
   }
 
+  /**
+   * Drops what was typed before a question, so only a line typed after it can answer: the lines
+   * waiting to be read (typed while the turn ran) and, on a terminal, the line being edited.
+   * Input that has arrived but not been read yet is read first (one pass of the event loop's I/O
+   * phase). Returns what was dropped, so the person can be told.
+   */
+  async discardTypedAhead(): Promise<string[]> {
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    const dropped = this.lines.splice(0);
+    if (this.terminal && this.rl.line !== '') {
+      dropped.push(this.rl.line);
+      // Ctrl-E then Ctrl-U: to the end of the line, then delete everything before the cursor.
+      this.rl.write(null, { ctrl: true, name: 'e' });
+      this.rl.write(null, { ctrl: true, name: 'u' });
+    }
+    return dropped;
+  }
+
   close(): void {
     this.rl.close();
     this.end();
   }
-}
-
-function oneLine(text: string, max = 100): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
 function asText(value: unknown): string {
@@ -166,19 +185,17 @@ function userSurface(registry: CommandRegistry, flags: Map<string, boolean>): Co
   };
 }
 
-export async function chatCommand(options: ChatOptions, io: Io, host: ChatHost): Promise<number> {
+export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHost): Promise<number> {
+  // Every write is redacted (the key, URL credentials); model text is escaped where it is printed.
+  const io = guardIo(rawIo);
   const json = options.json === true;
   const c = pc.createColors(io.color && !json);
   const root = path.resolve(io.cwd, options.root ?? '.');
   const config = findConfig(io.cwd);
-  const settings = resolveLlmSettings({ baseUrl: options.llmBaseUrl, model: options.llmModel }, host.env, config?.llm);
-  if (!settings.baseUrl || !settings.model) {
+  const settings = resolveLlm(options, host.env, config, USAGE);
+  const { baseUrl, model } = settings;
+  if (!baseUrl || !model) {
     throw new CliError('chat needs a language model: pass --llm-base-url and --llm-model, set LIGHTSOP_LLM_BASE_URL and LIGHTSOP_LLM_MODEL, or add "llm" to lightsop.config.json', USAGE);
-  }
-  try {
-    new URL(settings.baseUrl);
-  } catch {
-    throw new CliError(`--llm-base-url: ${settings.baseUrl} is not a URL`, USAGE);
   }
 
   // Skills: the module's commands (reserved names dropped), then the standard skills.
@@ -216,21 +233,21 @@ export async function chatCommand(options: ChatOptions, io: Io, host: ChatHost):
           },
         };
 
-  const agent = createSessionAgent(new OpenAiCompatibleAgent({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey }));
+  const agent = createSessionAgent(createLlmAgent({ ...settings, baseUrl, model }, io));
   const definition = defineAgentLoop({
     name: 'chat',
     displayName: 'lightsop chat',
     agent,
-    model: { name: settings.model },
+    model: { name: model },
     registry,
     initialMode: options.mode ?? 'sop',
     sop: options.maxPlanAttempts ? { maxPlanAttempts: options.maxPlanAttempts } : {},
-    logger: (message) => io.stderr(`lightsop: ${message}\n`),
+    logger: (message) => io.stderr(`lightsop: ${terminalText(message, { multiline: true })}\n`),
   });
   const sessions = await createSessionRegistry({ definitions: [definition], roots: ['chat'], activeRoot: 'chat', projectRoot: root, supervisor });
   const loopId = sessions.activeLoop()!.id;
 
-  const print = (value: Record<string, unknown>) => io.stdout(JSON.stringify(value) + '\n');
+  const print = (value: Record<string, unknown>) => io.stdout(jsonLine(value) + '\n');
   const settled = new Map<CommandId, RegistryEvent & { type: 'TurnSettled' }>();
   let wake: (() => void) | null = null;
   sessions.onEvent((event) => {
@@ -267,31 +284,32 @@ export async function chatCommand(options: ChatOptions, io: Io, host: ChatHost):
     }
     switch (e.type) {
       case 'plan_generated':
-        io.stdout(c.dim(`plan${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}:\n${e.plan.split('\n').map((l) => `  ${l}`).join('\n')}\n`));
+        io.stdout(c.dim(`plan${e.attempt > 1 ? ` (attempt ${e.attempt})` : ''}:\n${e.plan.split('\n').map((l) => `  ${terminalText(l, { multiline: true })}`).join('\n')}\n`));
         return;
       case 'plan_rejected':
-        io.stdout(c.yellow(`plan rejected:\n${e.failures.map((f) => `  - ${f.variable}: ${oneLine(f.reason)}`).join('\n')}\n`));
+        io.stdout(c.yellow(`plan rejected:\n${e.failures.map((f) => `  - ${oneLine(f.variable, 100)}: ${oneLine(f.reason, 100)}`).join('\n')}\n`));
         return;
       case 'variable_status': {
         const value = oneLine(asText(e.value), 70);
-        if (e.state === 'running') io.stdout(`${c.dim('…')} @${e.variable} ${c.dim(e.command)}\n`);
-        else if (e.state === 'success') io.stdout(`${c.green('✓')} @${e.variable} ${c.dim(value)}\n`);
-        else if (e.state === 'fail') io.stdout(`${c.red('✗')} @${e.variable} ${c.dim(value)}\n`);
-        else if (e.state === 'canceled') io.stdout(`${c.yellow('⊘')} @${e.variable} ${c.dim(value)}\n`);
-        else if (e.state === 'awaiting_input') io.stdout(`${c.cyan('?')} @${e.variable} waiting for you\n`);
+        const name = oneLine(e.variable, 100);
+        if (e.state === 'running') io.stdout(`${c.dim('…')} @${name} ${c.dim(oneLine(e.command, 100))}\n`);
+        else if (e.state === 'success') io.stdout(`${c.green('✓')} @${name} ${c.dim(value)}\n`);
+        else if (e.state === 'fail') io.stdout(`${c.red('✗')} @${name} ${c.dim(value)}\n`);
+        else if (e.state === 'canceled') io.stdout(`${c.yellow('⊘')} @${name} ${c.dim(value)}\n`);
+        else if (e.state === 'awaiting_input') io.stdout(`${c.cyan('?')} @${name} waiting for you\n`);
         return;
       }
       case 'tool_reason':
-        io.stdout(c.dim(`→ ${oneLine(e.reason)}\n`));
+        io.stdout(c.dim(`→ ${oneLine(e.reason, 100)}\n`));
         return;
       case 'tool_started':
-        if (typeof e.input === 'string') io.stdout(`${c.dim('…')} ${e.tool} ${c.dim(oneLine(e.input, 70))}\n`);
+        if (typeof e.input === 'string') io.stdout(`${c.dim('…')} ${oneLine(e.tool, 100)} ${c.dim(oneLine(e.input, 70))}\n`);
         return;
       case 'tool_settled':
-        if (e.resultRef) io.stdout(`${e.outcome === 'ok' ? c.green('✓') : e.outcome === 'denied' ? c.yellow('⊘') : e.outcome === 'needs_input' ? c.cyan('?') : c.red('✗')} ${e.tool} ${c.dim(e.resultRef)}\n`);
+        if (e.resultRef) io.stdout(`${e.outcome === 'ok' ? c.green('✓') : e.outcome === 'denied' ? c.yellow('⊘') : e.outcome === 'needs_input' ? c.cyan('?') : c.red('✗')} ${oneLine(e.tool, 100)} ${c.dim(oneLine(e.resultRef, 100))}\n`);
         return;
       case 'approval_resolved':
-        if (e.verdict === 'deny') io.stdout(`${c.yellow('⊘')} ${e.choice.toolName} was denied\n`);
+        if (e.verdict === 'deny') io.stdout(`${c.yellow('⊘')} ${oneLine(e.choice.toolName, 100)} was denied\n`);
         return;
       case 'history_compressed':
         io.stdout(c.dim(`(older history compressed: ${e.compressedFromCount} entries)\n`));
@@ -324,7 +342,7 @@ export async function chatCommand(options: ChatOptions, io: Io, host: ChatHost):
   reader.rl.on('SIGINT', onInterrupt);
 
   if (host.interactive && !json) {
-    io.stdout(`${c.bold('lightsop chat')} ${c.dim(`${settings.model} at ${settings.baseUrl}, ${options.mode ?? 'sop'} mode. Ctrl-C interrupts a turn; Ctrl-D or /exit quits.`)}\n`);
+    io.stdout(`${c.bold('lightsop chat')} ${c.dim(`${oneLine(model, 200)} at ${oneLine(baseUrl, 200)}, ${options.mode ?? 'sop'} mode. Ctrl-C interrupts a turn; Ctrl-D or /exit quits.`)}\n`);
   }
 
   let lastStatus: string | null = null;
@@ -356,42 +374,86 @@ export async function chatCommand(options: ChatOptions, io: Io, host: ChatHost):
     sessions.dispose();
   }
 
-  function renderAnswer(status: string, answer: string, extra: Record<string, unknown>): void {
+  function renderAnswer(status: string, rawAnswer: string, extra: Record<string, unknown>): void {
+    const answer = terminalText(rawAnswer, { multiline: true });
     if (extra.fallback) io.stdout(c.dim('(no valid plan: answered in loop mode)\n'));
     if (status === 'answered') io.stdout(`${answer}\n`);
     else if (status === 'awaiting_input') io.stdout(`${c.cyan('?')} ${answer}\n${c.dim('(your next line answers this)')}\n`);
     else if (status === 'plan_only') io.stdout(c.dim('(plan only; nothing was run)\n'));
     else if (status === 'interrupted') io.stdout(`${c.yellow(answer)}\n`);
     else if (status === 'cannot_complete') io.stdout(`${c.red('cannot complete:')} ${answer}\n`);
-    else io.stdout(`${c.red(`${status}${extra.reason ? ` (${String(extra.reason)})` : extra.limit ? ` (${String(extra.limit)} limit)` : ''}:`)} ${answer}\n`);
+    else io.stdout(`${c.red(`${status}${extra.reason ? ` (${oneLine(String(extra.reason), 200)})` : extra.limit ? ` (${oneLine(String(extra.limit), 200)} limit)` : ''}:`)} ${answer}\n`);
   }
 
   return lastStatus === null || lastStatus === 'answered' || lastStatus === 'awaiting_input' || lastStatus === 'plan_only' ? 0 : 1;
 }
 
-/** Approvals on the terminal: yes, no (optionally with a reason), or always for this exact call. */
+/**
+ * What an approval shows: each argument numbered, quoted and escaped (or a loop tool's whole
+ * input), never cut, so nothing runs that the person could not read.
+ */
+function describeInput(params: unknown, mark: (escape: string) => string): { lines: string[]; hidden: boolean } {
+  const indent = '       ';
+  const args = (params as { args?: unknown } | null)?.args;
+  if (params && typeof params === 'object' && Array.isArray(args)) {
+    const texts = args.map((a) => asText(a));
+    if (texts.length === 0) return { lines: ['  with no arguments'], hidden: false };
+    const lines = [`  with ${texts.length} argument${texts.length === 1 ? '' : 's'}:`];
+    texts.forEach((t, i) => lines.push(`  ${String(i + 1).padStart(3)}. ${quoteArgument(t, { indent, mark })}`));
+    return { lines, hidden: texts.some((t) => hasHiddenCharacters(t)) };
+  }
+  const text = typeof params === 'string' ? params : JSON.stringify(params, null, 2) ?? String(params);
+  return { lines: ['  with this input:', `${indent}${quoteArgument(text, { indent, mark })}`], hidden: hasHiddenCharacters(text) };
+}
+
+/**
+ * Approvals on the terminal: yes, no (optionally with a reason), or always for this exact call.
+ * The whole call is shown, escaped; lines typed before the question are dropped (and named), so
+ * type-ahead never answers a question the person has not seen.
+ */
 function terminalSupervisor(reader: LineReader, write: (text: string) => void, c: ReturnType<typeof pc.createColors>): Supervisor {
+  const mark = (escape: string) => c.inverse(escape);
+  // One question at a time: steps that run in parallel would otherwise print their questions
+  // together, and the first answer would go to the first question while the last one is in view.
+  let queue: Promise<unknown> = Promise.resolve();
   return {
-    async approve(choice, { signal }) {
-      if (choice.sideEffects === false) return 'approve';
-      write(`${c.yellow('?')} ${c.bold(choice.toolName)} wants to run: ${oneLine(describeCall(choice), 200)}\n`);
-      if (choice.reason) write(c.dim(`  reason: ${oneLine(choice.reason, 200)}\n`));
-      for (;;) {
-        write(`  allow it? [y]es / [n]o / [a]lways for this exact call: `);
-        const line = await reader.next(signal);
-        if (line === null) {
-          write('\n');
-          return { decision: 'deny', reason: signal.aborted ? 'the turn was interrupted' : 'no answer (end of input)' };
-        }
-        const answer = line.trim();
-        const word = answer.toLowerCase().split(/[\s,:]+/)[0] ?? '';
-        if (word === 'y' || word === 'yes') return 'approve';
-        if (word === 'a' || word === 'always') return 'alwaysApprove';
-        if (word === 'n' || word === 'no') {
-          const reason = answer.replace(/^\S+[\s,:]*/, '').trim();
-          return { decision: 'deny', reason: reason || 'denied by the user' };
-        }
-      }
+    approve(choice, options) {
+      if (choice.sideEffects === false) return Promise.resolve('approve');
+      const asked = queue.then(() => ask(choice, options.signal));
+      queue = asked.catch(() => undefined);
+      return asked;
     },
   };
+
+  async function ask(choice: ToolChoice, signal: AbortSignal): Promise<ApprovalDecision> {
+    const dropped = await reader.discardTypedAhead();
+    if (signal.aborted) return { decision: 'deny', reason: 'the turn was interrupted' };
+    const input = describeInput(choice.params, mark);
+    const out: string[] = [];
+    if (dropped.length > 0) {
+      out.push(c.dim(`(typed before the question, so not taken as an answer: ${dropped.map((d) => quoteArgument(d)).join(', ')})`));
+    }
+    const step = choice.variable ? ` (plan step @${oneLine(choice.variable, 100)})` : '';
+    out.push(`${c.yellow('?')} ${c.bold(oneLine(choice.toolName, 100))} wants to run${step}`);
+    for (const line of input.lines) out.push(line);
+    if (input.hidden) out.push(c.yellow('  note: the input contains control or invisible characters, shown as escapes such as \\x1b or \\u202e'));
+    if (choice.reason) out.push(c.dim(`  reason: ${terminalText(choice.reason, { multiline: true }).replace(/\n/g, '\n          ')}`));
+    write(`${out.join('\n')}\n`);
+    for (;;) {
+      write(`  allow it? [y]es / [n]o / [a]lways for this exact call: `);
+      const line = await reader.next(signal);
+      if (line === null) {
+        write('\n');
+        return { decision: 'deny', reason: signal.aborted ? 'the turn was interrupted' : 'no answer (end of input)' };
+      }
+      const answer = line.trim();
+      const word = answer.toLowerCase().split(/[\s,:]+/)[0] ?? '';
+      if (word === 'y' || word === 'yes') return 'approve';
+      if (word === 'a' || word === 'always') return 'alwaysApprove';
+      if (word === 'n' || word === 'no') {
+        const reason = answer.replace(/^\S+[\s,:]*/, '').trim();
+        return { decision: 'deny', reason: reason || 'denied by the user' };
+      }
+    }
+  }
 }

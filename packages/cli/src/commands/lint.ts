@@ -3,7 +3,7 @@ import path from 'node:path';
 import { analyzePlan } from '@lightsop/core';
 import { findConfig } from '../config';
 import { CliError } from '../errors';
-import { expandConfigGlobs, expandPaths, readPlanFile, stripBom, type InputFile } from '../files';
+import { expandConfigGlobs, expandPaths, expandFolder, readPlanFile, stripBom, type InputFile } from '../files';
 import { formatGithub } from '../formats/github';
 import { formatJson } from '../formats/json';
 import { formatSarif } from '../formats/sarif';
@@ -21,22 +21,42 @@ export interface LintOptions {
 
 const USAGE = 2;
 
-/** Which files to lint: the arguments, else the config's `plans`, else every `*.sop` here. */
-export function resolveLintFiles(paths: readonly string[], cwd: string): InputFile[] {
+/**
+ * Which files `lint` or `fmt` work on: the arguments, else the config's `plans`, else every
+ * `*.sop` here. Finding none is an error (exit 2) that says how to pass them to `command`.
+ */
+export function resolvePlanFiles(paths: readonly string[], cwd: string, command: 'lint' | 'fmt'): InputFile[] {
   if (paths.length > 0) return expandPaths(paths, cwd, USAGE);
   const config = findConfig(cwd);
-  const files = config?.plans ? expandConfigGlobs(config.plans, config.dir, cwd) : expandPaths(['.'], cwd, USAGE);
+  if (config?.plans) {
+    const files = expandConfigGlobs(config.plans, config.dir, cwd);
+    if (files.length === 0) throw new CliError(`no plan files match "plans" in ${config.file}`, USAGE);
+    return files;
+  }
+  const files = expandFolder(cwd, cwd);
   if (files.length === 0) {
-    throw new CliError(config?.plans ? `no plan files match "plans" in ${config.file}` : 'no .sop files found here; pass the plans to lint', USAGE);
+    throw new CliError(`no plans (*.sop) found here; pass the plans to ${command === 'lint' ? 'check' : 'format'}: lightsop ${command} PATHS...`, USAGE);
   }
   return files;
 }
 
 export async function lintCommand(paths: readonly string[], options: LintOptions, io: Io): Promise<number> {
-  const files = resolveLintFiles(paths, io.cwd);
+  const files = resolvePlanFiles(paths, io.cwd, 'lint');
   const reports: FileReport[] = [];
+  let unreadable = 0;
   for (const file of files) {
-    const { text } = stripBom(readPlanFile(file, USAGE));
+    // A file that cannot be read (or is not UTF-8) is reported on its own line; the rest are
+    // still checked, and the exit code says an I/O error happened.
+    let source: string;
+    try {
+      source = readPlanFile(file, USAGE);
+    } catch (error) {
+      if (!(error instanceof CliError)) throw error;
+      io.stderr(`lightsop: ${error.message}\n`);
+      unreadable++;
+      continue;
+    }
+    const { text } = stripBom(source);
     const dir = file.absolute ? path.dirname(file.absolute) : io.cwd;
     const skillsPath = skillsPathFor(options.skills, dir, io.cwd);
     const skills = skillsPath ? (await loadSkills(skillsPath, USAGE, io.cwd)).description : null;
@@ -58,6 +78,7 @@ export async function lintCommand(paths: readonly string[], options: LintOptions
       io.stdout(formatText(reports, { frames: io.isTTY, color: io.color }));
   }
   const totals = countSeverities(reports);
+  if (unreadable > 0) return USAGE;
   if (totals.errors > 0) return 1;
   if (options.maxWarnings !== undefined && totals.warnings > options.maxWarnings) {
     if (options.format === 'text') io.stderr(`lightsop: too many warnings (${totals.warnings}); the maximum is ${options.maxWarnings}\n`);

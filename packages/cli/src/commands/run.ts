@@ -1,32 +1,45 @@
 /**
  * `lightsop run`: execute a plan with a skills module (contract.md, spec 6.13). An invalid plan
  * runs nothing (exit 2); a bad skills module, a missing file or a missing LLM configuration is a
- * one-line error (exit 3). Ctrl-C or --timeout abort cleanly and still print what finished.
+ * one-line error (exit 3). Ctrl-C or --timeout abort cleanly and still print what finished; a
+ * command that ignores the signal is given up on after a grace period, and one that can never
+ * settle is reported as failed: a run never ends without its results, and never as a success.
  */
 import path from 'node:path';
 import pc from 'picocolors';
+import { configure as configureStringify } from 'safe-stable-stringify';
 import { analyzePlan, isEnglishSource } from '@lightsop/core';
 import {
   ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor,
-  dataText, resolveLlmSettings, type CommandRegistry, type RunEvent, type Value,
+  dataText, textOf, type CommandRegistry, type RunEvent, type Value,
 } from '@lightsop/runtime';
 import { findConfig } from '../config';
+import { formatSeconds } from '../duration';
 import { CliError } from '../errors';
 import { expandPaths, readPlanFile, stripBom } from '../files';
+import { exitAfterOutput, leaveWorkBehind, onIdle } from '../idle';
 import type { Io } from '../io';
+import { createLlmAgent, resolveLlm, type LlmFlags } from '../llm';
 import { loadSkills, skillsPathFor } from '../skills';
+import { jsonLine, oneLine as terminalLine, terminalText } from '../terminal-text';
 
-export interface RunOptions {
+export interface RunOptions extends LlmFlags {
   readonly skills?: string;
   readonly input?: string;
   readonly json?: boolean;
   readonly timeout?: number;
+  /** After --timeout or Ctrl-C, how long (ms) commands get to stop before they are given up on. */
+  readonly grace?: number;
   readonly concurrency?: number;
-  readonly llmBaseUrl?: string;
-  readonly llmModel?: string;
 }
 
 const USAGE = 3;
+
+/** The default grace after the abort signal (README "Stopping a run"). */
+export const DEFAULT_GRACE_MS = 2000;
+
+/** The reason given to a command still pending once nothing in the process could settle it. */
+const NEVER_SETTLED = 'never finished: its promise was still pending with nothing left that could settle it';
 
 /** A registry for plans run without skills: only the built-in `assign` works. */
 const EMPTY_REGISTRY: CommandRegistry = {
@@ -36,17 +49,9 @@ const EMPTY_REGISTRY: CommandRegistry = {
   },
 };
 
-/** Parses `--timeout`: seconds, or a number with `ms`, `s` or `m`. */
-export function parseDuration(value: string): number {
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
-  if (!m) throw new Error('expected a duration such as 30, 30s, 500ms or 2m');
-  const n = Number(m[1]);
-  return m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
-}
-
+/** Model, skill and input text on one line, escaped for the terminal (terminal-text.ts). */
 function oneLine(text: string, max = 70): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
-  return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
+  return terminalLine(text, max);
 }
 
 export interface ProcessSignals {
@@ -70,10 +75,10 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) {
       if (options.json) {
-        io.stdout(JSON.stringify({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
+        io.stdout(jsonLine({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
       } else {
-        for (const d of errors) io.stderr(`${file.display}:${d.range.line}:${d.range.column}: error: ${d.message} [${d.code}]\n`);
-        io.stderr(`lightsop: ${file.display} is not a valid plan; nothing was run\n`);
+        for (const d of errors) io.stderr(`${terminalText(file.display)}:${d.range.line}:${d.range.column}: error: ${terminalText(d.message)} [${d.code}]\n`);
+        io.stderr(`lightsop: ${terminalText(file.display)} is not a valid plan; nothing was run\n`);
       }
       return 2;
     }
@@ -89,33 +94,63 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
 
   let llmAgent: OpenAiCompatibleAgent | null = null;
   if (english) {
-    const settings = resolveLlmSettings({ baseUrl: options.llmBaseUrl, model: options.llmModel }, process.env, findConfig(dir)?.llm);
+    const settings = resolveLlm(options, process.env, findConfig(dir), USAGE);
     if (!settings.baseUrl || !settings.model) {
       throw new CliError(`${file.display} is an english script and needs a language model: pass --llm-base-url and --llm-model, set LIGHTSOP_LLM_BASE_URL and LIGHTSOP_LLM_MODEL, or add "llm" to lightsop.config.json`, USAGE);
     }
-    llmAgent = new OpenAiCompatibleAgent({ baseUrl: settings.baseUrl, model: settings.model, apiKey: settings.apiKey });
+    llmAgent = createLlmAgent({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, io);
   }
 
   if (inputSupplied && /^\s*@input(\s|$)/m.test(text)) {
-    io.stderr(`lightsop: warning: ${file.display} declares @input and --input is given; @input takes the input's value and its command does not run\n`);
+    io.stderr(`lightsop: warning: ${terminalText(file.display)} declares @input and --input is given; @input takes the input's value and its command does not run\n`);
   }
 
   const live = io.isTTY && !options.json;
   const c = pc.createColors(io.color);
+  const graceMs = options.grace ?? DEFAULT_GRACE_MS;
   const controller = new AbortController();
   let timedOut = false;
+  let graceTimer: ReturnType<typeof setTimeout> | null = null;
+  // The commands the run stopped waiting for, for the notes after the results.
+  const leftRunning: { name: string; status: 'fail' | 'canceled'; reason: string }[] = [];
+  /** Gives up on the commands in flight: each gets `status` and `reason` now, a late result is dropped. */
+  const stopWaiting = (status: 'fail' | 'canceled', reason: string): number => {
+    const names = interpreter.abandonRunning(status, reason);
+    for (const name of names) leftRunning.push({ name, status, reason });
+    if (names.length > 0) leaveWorkBehind();
+    return names.length;
+  };
+  const abort = (reason: Error) => {
+    if (controller.signal.aborted) return;
+    controller.abort(reason);
+    // Commands get the grace to honour the signal, then the run stops waiting for them. Neither
+    // timer keeps the process alive: when nothing else does, the idle check below answers.
+    graceTimer = setTimeout(() => stopWaiting('canceled', `did not stop within ${formatSeconds(graceMs)} of the signal`), graceMs);
+    graceTimer.unref();
+  };
   const timer = options.timeout ? setTimeout(() => {
     timedOut = true;
-    controller.abort(new Error('timeout'));
+    abort(new Error('timeout'));
   }, options.timeout) : null;
+  timer?.unref();
   let interrupts = 0;
   let board: LiveBoard | null = null;
   const detach = signals?.onInterrupt(() => {
     interrupts++;
-    if (interrupts > 1) process.exit(130);
+    if (interrupts > 1) {
+      // Stop waiting at once, but still print what finished.
+      stopWaiting('canceled', 'interrupted twice');
+      finishNow(130);
+      return;
+    }
     board?.release();
-    io.stderr('\nlightsop: interrupted; waiting for running commands to settle (Ctrl-C again to quit at once)\n');
-    controller.abort(new Error('interrupted'));
+    io.stderr(`\nlightsop: interrupted; waiting up to ${formatSeconds(graceMs)} for running commands to stop (Ctrl-C again to stop waiting)\n`);
+    abort(new Error('interrupted'));
+  });
+  // Node's event loop is empty: no command still pending can ever settle, so each one fails. When
+  // there is none, the run itself is stuck (a model call that never answers): print and stop.
+  const offIdle = onIdle(() => {
+    if (stopWaiting('fail', NEVER_SETTLED) === 0) finishNow(1);
   });
 
   // On a terminal: a board of every declaration that updates in place when the plan fits on the
@@ -123,12 +158,19 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   board = live && declaredNames.length > 0 && declaredNames.length <= Math.min(40, (io.rows || 24) - 3)
     ? new LiveBoard(declaredNames, io, c)
     : null;
-  const onEvent = live ? (e: RunEvent) => {
-    if (board) board.update(e);
+  const commandLog: string[] = [];
+  const shownNow = (name: string) => {
+    const value = interpreter.getValue(name);
+    return value ? shownText(value) : '';
+  };
+  const onEvent = (e: RunEvent) => {
+    if (e.type === 'command-started') commandLog.push(e.raw);
+    if (!live) return;
+    if (board) board.update(e, e.type === 'variable-settled' ? shownNow(e.variable) : undefined);
     else if (e.type === 'command-started') io.stdout(`${c.dim('…')} @${e.variable} ${c.dim(oneLine(e.raw))}\n`);
-    else if (e.type === 'variable-settled') io.stdout(`${glyph(e.status, c)} @${e.variable} ${c.dim(oneLine(e.value))}\n`);
-    else if (e.type === 'plan-generated') io.stdout(c.dim(`generated plan (${e.reason}, attempt ${e.attempt}):\n${e.code}\n`));
-  } : undefined;
+    else if (e.type === 'variable-settled') io.stdout(`${glyph(e.status, c)} @${e.variable} ${c.dim(oneLine(shownNow(e.variable)))}\n`);
+    else if (e.type === 'plan-generated') io.stdout(c.dim(`generated plan (${e.reason}, attempt ${e.attempt}):\n${terminalText(e.code, { multiline: true })}\n`));
+  };
 
   const interpreter = new Interpreter({
     registry,
@@ -140,6 +182,46 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     onEvent,
   });
   const started = Date.now();
+  let cleaned = false;
+  const cleanUp = () => {
+    if (cleaned) return;
+    cleaned = true;
+    if (timer) clearTimeout(timer);
+    if (graceTimer) clearTimeout(graceTimer);
+    detach?.();
+    offIdle();
+    board?.finish();
+  };
+  let reported = false;
+  /** Prints the variables (JSON or the summary) and the notes; returns the exit code. */
+  const report = (commands: readonly string[], aborted: boolean): number => {
+    reported = true;
+    const declared = interpreter.entries().filter((e) => e.declaration !== null);
+    const variables: Record<string, { status: string; value: string }> = {};
+    for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
+    const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
+    if (options.json) {
+      io.stdout(jsonLine({ variables, failures, commands }) + '\n');
+    } else {
+      io.stdout(summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null, columns: io.isTTY ? io.columns || 80 : null, board }));
+    }
+    for (const left of leftRunning) io.stderr(`lightsop: @${left.name} ${left.reason}${left.status === 'canceled' ? '; it was left running' : ''}\n`);
+    if (aborted) io.stderr(`lightsop: ${timedOut ? `timed out after ${options.timeout} ms` : 'interrupted'}; the results above are what finished\n`);
+    return declared.every((e) => e.value.status === 'success') ? 0 : 1;
+  };
+  let exitingWith: number | null = null;
+  /** Reports what finished and exits with `code`, without waiting for the run to settle. */
+  const finishNow = (code: number) => {
+    exitingWith ??= code;
+    if (!reported) {
+      cleanUp();
+      report(commandLog, controller.signal.aborted);
+      if (code !== 130) io.stderr('lightsop: the run stopped with nothing left that could finish it; the results above are what finished\n');
+    }
+    leaveWorkBehind();
+    exitAfterOutput(code);
+  };
+
   let commands: string[] = [];
   let aborted = false;
   try {
@@ -153,27 +235,16 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     }
     if (error instanceof ConfigurationError) throw new CliError(error.message, USAGE);
     if (error instanceof PlanGenerationError) {
-      if (options.json) io.stdout(JSON.stringify({ variables: {}, failures: [], commands: [], error: error.message }) + '\n');
+      if (options.json) io.stdout(jsonLine({ variables: {}, failures: [], commands: [], error: error.message }) + '\n');
       throw new CliError(`${file.display}: no valid plan was generated: ${error.message}`, 1);
     }
     throw error;
   } finally {
-    if (timer) clearTimeout(timer);
-    detach?.();
-    board?.finish();
+    cleanUp();
   }
-
-  const declared = interpreter.entries().filter((e) => e.declaration !== null);
-  const variables: Record<string, { status: string; value: string }> = {};
-  for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
-  const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
-  if (options.json) {
-    io.stdout(JSON.stringify({ variables, failures, commands }) + '\n');
-  } else {
-    io.stdout(summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null }));
-  }
-  if (aborted) io.stderr(`lightsop: ${timedOut ? `timed out after ${options.timeout} ms` : 'interrupted'}; the results above are what finished\n`);
-  return declared.every((e) => e.value.status === 'success') ? 0 : 1;
+  // The results are already printed and the process is exiting (a second Ctrl-C, a stuck run).
+  if (exitingWith !== null) return exitingWith;
+  return report(commands, aborted);
 }
 
 type Colors = ReturnType<typeof pc.createColors>;
@@ -185,13 +256,69 @@ function glyph(status: string, c: Colors): string {
   return c.dim('○');
 }
 
-function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, options: { rows: boolean }): string {
+const stringify = configureStringify({ bigint: true, circularValue: '[Circular]', deterministic: false });
+
+/**
+ * Success data as text output shows it: a string as it is, an object or an array as JSON (cycles
+ * and BigInt included), an object with its own text form (a Date, an Error) by that form, and
+ * anything else by `String()`. Never throws, whatever the skill returned.
+ */
+export function showData(data: unknown): string {
+  if (typeof data === 'string') return data;
+  if (data === null || data === undefined) return '';
+  if (typeof data === 'function') return '[function]';
+  if (typeof data !== 'object') return textOf(data);
+  let text: string | null = null;
+  try {
+    if (!Array.isArray(data)) text = String(data);
+  } catch {
+    // No text form (a null-prototype object): JSON below.
+  }
+  if (text !== null && !/^\[object [^\]]*\]$/.test(text)) return text;
+  try {
+    return stringify(data) ?? text ?? textOf(data);
+  } catch {
+    // A getter, a toJSON or a Proxy trap threw.
+    return text ?? textOf(data);
+  }
+}
+
+/** The successful `lastAnswer` row, shown as the run's answer. */
+function answerOf(rows: readonly { name: string; value: Value }[]) {
+  return rows.find((r) => r.name === 'lastAnswer' && r.value.status === 'success');
+}
+
+/** A value in text output: the success data (see `showData`), otherwise the reason. */
+function shownText(value: Value): string {
+  return value.status === 'success' ? showData(value.data) : dataText(value);
+}
+
+/**
+ * The summary after a run. Without a terminal the rows are never cut; on a terminal they are cut
+ * to its width. Each failure whose reason its row (or the board's) could not show as it is, being
+ * cut or spread over lines, is printed in full below the rows.
+ */
+function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, options: { rows: boolean; columns: number | null; board: LiveBoard | null }): string {
   const width = Math.min(24, Math.max(0, ...rows.map((r) => r.name.length + 1)));
+  const out: string[] = [];
+  const whole = new Set<string>();
   // After a live board the rows are already on the screen: only the answer and the totals follow.
-  const out = options.rows ? rows.map((r) => `${glyph(r.value.status, c)} ${`@${r.name}`.padEnd(width)}  ${r.value.status.padEnd(9)} ${oneLine(dataText(r.value))}`) : [];
+  for (const r of options.rows ? rows : []) {
+    const head = `${`@${r.name}`.padEnd(width)}  ${r.value.status.padEnd(9)} `;
+    const full = shownText(r.value);
+    const shown = oneLine(full, options.columns === null ? Infinity : Math.max(20, options.columns - 3 - head.length));
+    if (shown === full) whole.add(r.name);
+    out.push(`${glyph(r.value.status, c)} ${head}${shown}`);
+  }
+  const failed = rows.filter((r) => r.value.status === 'fail' && !(options.board ? options.board.showedWhole(r.name) : whole.has(r.name)));
+  if (failed.length > 0) {
+    out.push('', c.bold('Failures in full:'));
+    for (const r of failed) out.push(`@${r.name}: ${terminalText(dataText(r.value), { multiline: true }).split('\n').join('\n    ')}`);
+    if (!answerOf(rows)) out.push('');
+  }
   const count = (s: string) => rows.filter((r) => r.value.status === s).length;
-  const answer = rows.find((r) => r.name === 'lastAnswer' && r.value.status === 'success');
-  if (answer) out.push('', c.bold('Answer:'), dataText(answer.value), '');
+  const answer = answerOf(rows);
+  if (answer) out.push('', c.bold('Answer:'), terminalText(shownText(answer.value), { multiline: true }), '');
   out.push(`${rows.length} variable${rows.length === 1 ? '' : 's'}: ${count('success')} succeeded, ${count('fail')} failed, ${count('canceled')} canceled, ${count('undefined')} not run (${ms} ms)`);
   return out.join('\n') + '\n';
 }
@@ -203,6 +330,8 @@ function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, 
  */
 class LiveBoard {
   private readonly rows = new Map<string, { status: string; text: string }>();
+  /** The rows whose last draw showed their whole text: neither cut nor joined from several lines. */
+  private readonly whole = new Set<string>();
   private drawn = 0;
   private timer: ReturnType<typeof setTimeout> | null = null;
 
@@ -211,11 +340,11 @@ class LiveBoard {
     this.draw();
   }
 
-  update(e: RunEvent): void {
+  /** `shown` is the settled value as text output shows it (the status has its own column). */
+  update(e: RunEvent, shown?: string): void {
     if (e.type === 'command-started') this.rows.set(e.variable, { status: 'running', text: e.raw });
     else if (e.type === 'variable-settled' && this.rows.has(e.variable)) {
-      // The status has its own column: show the reason without the public form's prefix.
-      const text = e.status === 'success' ? e.value : e.value.startsWith(e.status) ? e.value.slice(e.status.length).replace(/^:/, '') : e.value;
+      const text = shown ?? (e.status === 'success' ? e.value : e.value.startsWith(e.status) ? e.value.slice(e.status.length).replace(/^:/, '') : e.value);
       this.rows.set(e.variable, { status: e.status, text });
     }
     else return;
@@ -229,6 +358,11 @@ class LiveBoard {
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
     this.draw();
+  }
+
+  /** Whether the board's last draw showed the whole text of that row. */
+  showedWhole(name: string): boolean {
+    return this.whole.has(name);
   }
 
   /** Draws once more and leaves the rows on the screen: the next draw starts below other output. */
@@ -245,8 +379,11 @@ class LiveBoard {
     for (const name of this.names) {
       const row = this.rows.get(name)!;
       const mark = row.status === 'pending' ? c.dim('·') : row.status === 'running' ? c.cyan('…') : glyph(row.status, c);
-      const plain = `  ${`@${name}`.padEnd(width)}  ${row.status.padEnd(9)} ${oneLine(row.text, columns)}`;
+      const text = oneLine(row.text, columns);
+      const plain = `  ${`@${name}`.padEnd(width)}  ${row.status.padEnd(9)} ${text}`;
       const line = plain.length > columns - 2 ? `${plain.slice(0, columns - 3)}…` : plain;
+      if (line === plain && text === row.text) this.whole.add(name);
+      else this.whole.delete(name);
       out += `\x1b[2K${mark}${row.status === 'running' || row.status === 'pending' ? c.dim(line) : line}\n`;
     }
     this.drawn = this.names.length;

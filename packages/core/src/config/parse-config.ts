@@ -31,7 +31,8 @@ export interface WorkspaceConfig {
   /** Where the `skills` value is, for problems about the skills file. */
   readonly skillsSpan: OffsetSpan | null;
   readonly plans: readonly string[] | null;
-  readonly llm: { readonly baseUrl?: string; readonly model?: string } | null;
+  /** `timeoutMs` is per request attempt; `maxRetries` counts retries after the first attempt. */
+  readonly llm: { readonly baseUrl?: string; readonly model?: string; readonly timeoutMs?: number; readonly maxRetries?: number } | null;
 }
 
 export interface ParsedConfig {
@@ -46,7 +47,31 @@ interface FieldLocation {
 }
 
 const KEYS = ['skills', 'plans', 'llm'];
-const LLM_KEYS = ['baseUrl', 'model'];
+const LLM_KEYS = ['baseUrl', 'model', 'timeout', 'retries'];
+
+/**
+ * A duration as the CLI's flags write it: seconds as a number, or a string with `ms`, `s` or `m`
+ * (`"30s"`, `"500ms"`, `"2m"`). Null when it is not one, or not positive.
+ */
+export function parseDurationMs(value: unknown): number | null {
+  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value * 1000 : null;
+  if (typeof value !== 'string') return null;
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+  if (!m) return null;
+  const n = Number(m[1]);
+  const ms = m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
+  return ms > 0 && Number.isFinite(ms) ? ms : null;
+}
+
+/** True when an http(s) URL carries a user name or password: keys belong in the environment. */
+function urlHasCredentials(url: string): boolean {
+  try {
+    const parsed = new URL(url);
+    return parsed.username !== '' || parsed.password !== '';
+  } catch {
+    return false;
+  }
+}
 
 /**
  * Where each object field of a valid JSON text is, by dotted path (`skills`, `llm.model`).
@@ -155,7 +180,7 @@ export function parseConfigText(text: string): ParsedConfig {
   let llm: WorkspaceConfig['llm'] = null;
   if (obj.llm !== undefined) {
     if (typeof obj.llm !== 'object' || obj.llm === null || Array.isArray(obj.llm)) {
-      problem('field "llm" must be an object with "baseUrl" and "model"', valueSpan('llm'));
+      problem('field "llm" must be an object with "baseUrl" and "model" (and optionally "timeout" and "retries")', valueSpan('llm'));
     } else {
       const l = obj.llm as Record<string, unknown>;
       let ok = true;
@@ -171,12 +196,32 @@ export function parseConfigText(text: string): ParsedConfig {
       if (l.baseUrl !== undefined && (typeof l.baseUrl !== 'string' || !/^https?:\/\//.test(l.baseUrl))) {
         ok = false;
         problem('field "llm.baseUrl" must be an http(s) URL', valueSpan('llm.baseUrl'));
+      } else if (typeof l.baseUrl === 'string' && urlHasCredentials(l.baseUrl)) {
+        ok = false;
+        problem('field "llm.baseUrl" must not contain a user name or password: keep API keys in the LIGHTSOP_LLM_API_KEY environment variable', valueSpan('llm.baseUrl'));
+      }
+      let timeoutMs: number | undefined;
+      if (l.timeout !== undefined) {
+        const ms = parseDurationMs(l.timeout);
+        if (ms === null) {
+          ok = false;
+          problem('field "llm.timeout" must be a positive duration: seconds as a number, or a string such as "30s", "500ms" or "2m"', valueSpan('llm.timeout'));
+        } else timeoutMs = ms;
+      }
+      if (l.retries !== undefined && !(typeof l.retries === 'number' && Number.isSafeInteger(l.retries) && l.retries >= 0)) {
+        ok = false;
+        problem('field "llm.retries" must be a non-negative integer', valueSpan('llm.retries'));
       }
       if (l.model !== undefined && (typeof l.model !== 'string' || l.model === '')) {
         ok = false;
         problem('field "llm.model" must be a non-empty string', valueSpan('llm.model'));
       }
-      if (ok) llm = { baseUrl: l.baseUrl as string | undefined, model: l.model as string | undefined };
+      if (ok) {
+        llm = {
+          baseUrl: l.baseUrl as string | undefined, model: l.model as string | undefined,
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(l.retries !== undefined ? { maxRetries: l.retries as number } : {}),
+        };
+      }
     }
   }
   return {

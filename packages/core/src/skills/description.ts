@@ -59,15 +59,25 @@ export function listedCommands(registry: { listCommands(): unknown }): ListedCom
   } catch {
     return [];
   }
-  if (!Array.isArray(raw)) return [];
   const out: ListedCommand[] = [];
-  for (const entry of raw) {
-    if (!isObject(entry)) continue;
-    const name = entry.name || entry.command;
-    if (typeof name !== 'string' || !name.trim()) continue;
-    const command: ListedCommand = { name, description: typeof entry.description === 'string' ? entry.description : '' };
-    if (typeof entry.sideEffects === 'boolean') command.sideEffects = entry.sideEffects;
-    out.push(command);
+  // The list comes from a skills module: its iteration or an entry's getters may throw. An entry
+  // that cannot be read is unusable, and a list that cannot be walked ends where it broke.
+  try {
+    if (!Array.isArray(raw)) return [];
+    for (const entry of raw) {
+      try {
+        if (!isObject(entry)) continue;
+        const name = entry.name || entry.command;
+        if (typeof name !== 'string' || !name.trim()) continue;
+        const command: ListedCommand = { name, description: typeof entry.description === 'string' ? entry.description : '' };
+        if (typeof entry.sideEffects === 'boolean') command.sideEffects = entry.sideEffects;
+        out.push(command);
+      } catch {
+        // An unreadable entry is ignored like any other unusable one.
+      }
+    }
+  } catch {
+    // Iterating the list threw: keep the entries read so far.
   }
   return out;
 }

@@ -9,7 +9,7 @@ export {
 } from './reserved';
 export { interruptionMessage } from './control';
 export {
-  stableStringify, normalizeDecision, denialText, approveAllSupervisor, denyAllSupervisor, markSupervised, isSupervised, type NormalizedDecision,
+  stableStringify, normalizeDecision, denialText, approveAllSupervisor, denyAllSupervisor, markSupervised, isSupervised, followUpApprover, type FollowUpApprover, type FollowUpRequest, type GateResult, type NormalizedDecision,
 } from './supervisor';
 export { createPlanRuntime, type PlanRuntime, type PlanRuntimeOptions, type PlanDiagnostic, type ExecutionReport, type VariableUpdate, type VariableStatus } from './plan-runtime';
 export {

@@ -15,7 +15,7 @@ import {
   CANNOT_COMPLETE, CLARIFY_CONTEXT, DEFAULT_CANNOT_COMPLETE, FINAL_ANSWER, RESERVED_DESCRIPTIONS, answerClarifyContext, assertNoReservedNames,
   isReservedName, normalizeFinalText,
 } from './reserved';
-import { ApprovalGate, writeProgress } from './supervisor';
+import { ApprovalGate, writeProgress, type FollowUpApprover } from './supervisor';
 import {
   defaultLogger, type SessionChatMessage as ChatMessage, type ConversationSnapshot, type ReasoningEffort, type SessionAgent, type SessionEvent, type SessionEvents,
   type SessionLogger, type SessionStatus, type Supervisor, type TurnStatus,
@@ -34,6 +34,8 @@ export interface ToolCallContext {
   reason?: string;
   /** True when a session supervisor approved this call (tools that ask themselves need not ask again). */
   supervised?: boolean;
+  /** Asks the session supervisor about a follow-up the approval did not cover (set when `supervised`). */
+  requestApproval?: FollowUpApprover;
 }
 
 export interface LoopTool {
@@ -719,7 +721,11 @@ export class LoopSession implements SessionEvents {
         await writeProgress(this.supervisor, { type: 'tool_started', tool: decision.tool }, this.#log);
         checkSignal(signal);
         this.#emit({ type: 'tool_started', tool: decision.tool, input });
-        result = await tool.handler(input, { signal, session: this, approval, agent: this.agent, reason: decision.reason, supervised: this.supervisor !== null });
+        const supervisor = this.supervisor;
+        const requestApproval: FollowUpApprover | undefined = supervisor
+          ? (request) => this.#gate.request(supervisor, { toolName: request.toolName, params: request.args.join(' '), origin: 'loop', reason: request.reason, sideEffects: true }, signal)
+          : undefined;
+        result = await tool.handler(input, { signal, session: this, approval, agent: this.agent, reason: decision.reason, supervised: supervisor !== null, ...(requestApproval ? { requestApproval } : {}) });
       }
     }
     if (decision.tool === FINAL_ANSWER) this.#lastAnswer = String(result);
@@ -731,7 +737,8 @@ export class LoopSession implements SessionEvents {
     if (!reserved) {
       const coerced = coerceResult(result);
       if (outcome === 'ok' && isPlainObject(coerced) && (coerced.requiresInput || coerced.requiresConfirmation)) outcome = 'needs_input';
-      this.#emit({ type: 'tool_settled', tool: decision.tool, resultRef, outcome });
+      // A result that arrives after the interrupt is kept (3.15 rule 7) but never reported as `ok`.
+      this.#emit({ type: 'tool_settled', tool: decision.tool, resultRef, outcome: signal.aborted ? 'error' : outcome });
     }
     return { result, input };
   }

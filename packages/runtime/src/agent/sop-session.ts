@@ -127,6 +127,9 @@ class PlanRejected {
 }
 
 const DEFAULT_MAX_PLAN_ATTEMPTS = 3;
+/** What a variable shows when its command's result arrived after the prompt was interrupted. */
+const LATE_RESULT = 'canceled: interrupted; the result arrived after the interrupt and was not used';
+
 const PREPARATION_SYSTEM_PROMPT = 'Your job in this session is to plan and run commands that gather context for a later step. You do not perform the user request itself.';
 
 function readCommandInfos(registry: CommandRegistry | null): Map<string, CommandInfo> {
@@ -573,11 +576,18 @@ export class SopSession implements SessionEvents {
     this.#exec = exec;
     this.#lastFinalAnswer = null;
     let report: ExecutionReport;
+    // Variables whose result arrived after the interrupt: it never counts as a success (3.15 rule 7).
+    const late = new Set<string>();
     try {
       report = await this.#runtime.execute(plan, surface.wrapped!, {
         signal,
         holdNewCommands: () => exec.paused !== null,
         onVariable: (u) => {
+          if (signal.aborted && u.state !== 'running') {
+            late.add(u.variable);
+            this.#emit({ type: 'variable_status', attempt, variable: u.variable, command: u.command, state: 'canceled', value: LATE_RESULT });
+            return;
+          }
           const state: VariableState = exec.paused && exec.paused.variable === u.variable && (u.state === 'success' || u.state === 'fail') ? 'awaiting_input' : u.state;
           const event: SessionEvent = { type: 'variable_status', attempt, variable: u.variable, command: u.command, state };
           if (u.value !== undefined) (event as { value?: unknown }).value = u.value;
@@ -588,8 +598,9 @@ export class SopSession implements SessionEvents {
       this.#exec = null;
     }
     const variables: Record<string, unknown> = {};
-    for (const [name, v] of Object.entries(report.variables)) variables[name] = v.value;
+    for (const [name, v] of Object.entries(report.variables)) if (!late.has(name)) variables[name] = v.value;
     if (report.aborted || signal.aborted) {
+      // Only the variables settled before the abort (2.4 step 13).
       state.abortedVariables = variables;
       throw new PromptInterrupted();
     }
@@ -849,7 +860,11 @@ export class SopSession implements SessionEvents {
     if (signal.aborted) throw abortError(signal);
     const resume = exec.resume && exec.resume.command === command ? exec.resume : null;
     const extended: SessionCommandPayload = { ...payload, signal, session: this, approval, ...(resume ? { resume: { ...resume } } : {}) };
-    if (supervisor) markSupervised(extended);
+    if (supervisor) {
+      markSupervised(extended, (request) => this.#gate.request(supervisor, {
+        toolName: request.toolName, params: { args: [...request.args], raw: [request.toolName, ...request.args].join(' ') }, origin: 'sop', variable, reason: request.reason, sideEffects: true,
+      }, signal));
+    }
     let outcome: 'ok' | 'error' | 'needs_input' = 'ok';
     const inspect = (value: unknown) => {
       const pause = pauseOf(value);
@@ -882,7 +897,8 @@ export class SopSession implements SessionEvents {
     };
     try {
       const returned = await inner.executeCommand(extended, wrapping);
-      this.#emit({ type: 'tool_settled', tool: command, outcome });
+      // A result after the interrupt is not an `ok`: the prompt is interrupted and the value unused.
+      this.#emit({ type: 'tool_settled', tool: command, outcome: signal.aborted ? 'error' : outcome });
       return returned;
     } catch (error) {
       this.#emit({ type: 'tool_settled', tool: command, outcome: 'error' });

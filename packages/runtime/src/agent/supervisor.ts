@@ -60,6 +60,7 @@ export function denialText(toolName: string, params: unknown, reason?: string): 
   return lines.join('\n');
 }
 
+/** What one request to the gate came to: approved (with the supervisor's proof) or denied (with the denial text). */
 export type GateResult =
   | { approved: true; approval: unknown; verdict: ApprovalVerdict | 'cached' }
   | { approved: false; reason?: string; text: string };
@@ -153,17 +154,39 @@ export function denyAllSupervisor(reason = 'approval is not available'): Supervi
   };
 }
 
-const supervisedPayloads = new WeakSet<object>();
+/**
+ * One more approval asked while an approved call runs, for something the first approval did not
+ * cover (a redirect of `fetch_url` to another origin). It goes through the same gate, cache and
+ * events as the call itself.
+ */
+export interface FollowUpRequest {
+  toolName: string;
+  /** The arguments the follow-up amounts to, as the command would take them. */
+  args: readonly string[];
+  /** Why it is asked, shown with the request (e.g. `redirected from …`). */
+  reason: string;
+}
+
+/** Asks a session's supervisor (through its gate) about a follow-up of an approved call. */
+export type FollowUpApprover = (request: FollowUpRequest) => Promise<GateResult>;
+
+const supervisedPayloads = new WeakMap<object, FollowUpApprover | null>();
 
 /**
  * Marks a command payload whose call a session's supervisor approved, so that skills which ask
- * for approval themselves (the standard skills) do not ask twice.
+ * for approval themselves (the standard skills) do not ask twice. `followUp` lets such a skill
+ * ask the same supervisor about what the first approval did not cover.
  */
-export function markSupervised(payload: object): void {
-  supervisedPayloads.add(payload);
+export function markSupervised(payload: object, followUp?: FollowUpApprover): void {
+  supervisedPayloads.set(payload, followUp ?? null);
 }
 
 /** True when a session's supervisor approved this exact payload before the command ran. */
 export function isSupervised(payload: object): boolean {
   return supervisedPayloads.has(payload);
+}
+
+/** The follow-up approver of a supervised payload, or null (then the skill's own supervisor is asked). */
+export function followUpApprover(payload: object): FollowUpApprover | null {
+  return supervisedPayloads.get(payload) ?? null;
 }

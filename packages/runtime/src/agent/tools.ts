@@ -51,7 +51,7 @@ export function toolsFromRegistry(registry: CommandRegistry): Record<string, Loo
           session: context.session,
           approval: context.approval,
         };
-        if (context.supervised) markSupervised(payload);
+        if (context.supervised) markSupervised(payload, context.requestApproval);
         const returned = await registry.executeCommand(payload, responder.api);
         const value = (returned ?? responder.last()) as { status?: unknown; data?: unknown } | null | undefined;
         if (!value || typeof value !== 'object' || typeof value.status !== 'string') return returned === undefined ? '' : returned;

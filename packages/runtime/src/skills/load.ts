@@ -3,10 +3,11 @@
  * a registry or a skills map. Importing a module runs its code, so hosts call `loadSkillsFile`
  * with `allowModules: false` for untrusted workspaces.
  */
-import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseSkillsJson, type SkillsDescription } from '@lightsop/core';
+import { errorText } from '../values';
+import { readLimitedTextFile, UnreadableFileError } from './read-limited';
 import { describeRegistry, toCommandRegistry, type CommandRegistry } from './registry';
 
 export interface LoadedSkills {
@@ -22,6 +23,42 @@ export class SkillsLoadError extends Error {
     super(message);
     this.name = 'SkillsLoadError';
   }
+}
+
+/** A skills module whose loading (its top-level code) did not finish within the time limit. */
+export class SkillsLoadTimeoutError extends SkillsLoadError {
+  constructor(file: string, readonly timeoutMs: number) {
+    super(file, `${file}: the skills module did not finish loading within ${timeoutMs / 1000} s`);
+    this.name = 'SkillsLoadTimeoutError';
+  }
+}
+
+export interface LoadSkillsOptions {
+  /** False refuses modules (an untrusted workspace): importing one runs its code. */
+  readonly allowModules?: boolean;
+  /**
+   * The longest wait, in milliseconds, for a module's top-level code to finish (a top-level await
+   * may wait for ever). Unlimited by default. The timer does not keep the process alive by itself.
+   */
+  readonly timeoutMs?: number;
+}
+
+/** Settles like `promise`, or rejects with `late()` after `ms`; the timer never keeps the process alive. */
+function within<T>(promise: Promise<T>, ms: number, late: () => Error): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const timer = setTimeout(() => reject(late()), ms);
+    timer.unref?.();
+    promise.then(
+      (value) => {
+        clearTimeout(timer);
+        resolve(value);
+      },
+      (error: unknown) => {
+        clearTimeout(timer);
+        reject(error);
+      },
+    );
+  });
 }
 
 const MODULE_EXTENSIONS = new Set(['.mjs', '.js', '.cjs', '.ts', '.mts']);
@@ -40,35 +77,45 @@ export function parseSkillsDescription(text: string, file: string): SkillsDescri
   }
 }
 
-/** Loads a skills file. Modules are refused unless `allowModules` is true. */
-export async function loadSkillsFile(file: string, options: { allowModules?: boolean } = {}): Promise<LoadedSkills> {
+/** Loads a skills file. Modules are refused when `allowModules` is false. */
+export async function loadSkillsFile(file: string, options: LoadSkillsOptions = {}): Promise<LoadedSkills> {
   const absolute = path.resolve(file);
   if (isSkillsModule(absolute)) {
     if (options.allowModules === false) {
       throw new SkillsLoadError(file, `${file}: skills modules run code and are not loaded in an untrusted workspace`);
     }
     let mod: { default?: unknown };
+    const timeoutMs = options.timeoutMs;
     try {
-      mod = await import(pathToFileURL(absolute).href);
+      const loading = import(pathToFileURL(absolute).href) as Promise<{ default?: unknown }>;
+      mod = timeoutMs === undefined ? await loading : await within(loading, timeoutMs, () => new SkillsLoadTimeoutError(file, timeoutMs));
     } catch (error) {
-      const err = error as NodeJS.ErrnoException;
-      if (err.code === 'ERR_MODULE_NOT_FOUND' && String(err.message).includes(absolute)) {
-        throw new SkillsLoadError(file, `${file}: no such file`);
+      if (error instanceof SkillsLoadTimeoutError) throw error;
+      // The module's top-level code may throw anything at all: read it without trusting it.
+      const message = errorText(error);
+      let notFound = false;
+      try {
+        notFound = (error as NodeJS.ErrnoException).code === 'ERR_MODULE_NOT_FOUND';
+      } catch {
+        // A hostile thrown value: not Node's error.
       }
-      throw new SkillsLoadError(file, `${file}: cannot load the skills module: ${err.message ?? String(error)}`);
+      if (notFound && message.includes(absolute)) throw new SkillsLoadError(file, `${file}: no such file`);
+      throw new SkillsLoadError(file, `${file}: cannot load the skills module: ${message}`);
     }
     let registry: CommandRegistry;
     try {
       registry = toCommandRegistry(mod.default, file);
     } catch (error) {
-      throw new SkillsLoadError(file, (error as Error).message);
+      throw new SkillsLoadError(file, errorText(error));
     }
     return { file: absolute, description: describeRegistry(registry), registry };
   }
   let text: string;
   try {
-    text = await readFile(absolute, 'utf8');
+    // A description from a hostile repository may be a FIFO, /dev/zero or huge: read-limited.ts.
+    text = await readLimitedTextFile(absolute);
   } catch (error) {
+    if (error instanceof UnreadableFileError) throw new SkillsLoadError(file, `${file}: cannot read (${error.reason})`);
     const err = error as NodeJS.ErrnoException;
     throw new SkillsLoadError(file, err.code === 'ENOENT' ? `${file}: no such file` : `${file}: cannot read (${err.code ?? err.message})`);
   }

@@ -3,6 +3,7 @@
  * turns a plain skills map (form (b)) into one (6.7).
  */
 import { listedCommands, type SkillsDescription } from '@lightsop/core';
+import { textOf } from '../values';
 
 /** What a command receives (6.4). */
 export interface CommandPayload {
@@ -80,7 +81,7 @@ export function registryFromSkillsMap(map: SkillsMap): CommandRegistry {
   return {
     listCommands: () => Object.keys(map).map((name) => {
       const skill = map[name]!;
-      const entry: CommandEntry & { sideEffects?: boolean } = { name, description: String(skill.description ?? '') };
+      const entry: CommandEntry & { sideEffects?: boolean } = { name, description: textOf(skill.description ?? '') };
       if (typeof skill.sideEffects === 'boolean') entry.sideEffects = skill.sideEffects;
       return entry;
     }),

@@ -3,16 +3,16 @@
  * files, run a shell command, fetch a URL. They form one command registry (usable by plans,
  * SOP sessions and, through `toolsFromRegistry`, loop sessions). Every command with a side
  * effect asks for approval before acting: a call that a session's supervisor already approved
- * runs; otherwise the registry's own supervisor is asked; without one the call is refused.
+ * runs; otherwise the registry's own supervisor is asked; without one the call is refused. What an
+ * approval did not cover (a redirect of fetch_url to another origin) is asked the same way.
  */
 import { spawn } from 'node:child_process';
-import { lstat, mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { errorText } from '../agent/control';
-import { denialText, isSupervised, normalizeDecision } from '../agent/supervisor';
+import { denialText, followUpApprover, isSupervised, normalizeDecision, type FollowUpRequest } from '../agent/supervisor';
 import type { CommandInfo, Supervisor } from '../agent/types';
 import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
-import { displayPath, realRoot, resolveInWorkspace } from './workspace';
+import { editWorkspaceFile, listWorkspaceFolder, readWorkspaceFile, realRoot, writeWorkspaceFile } from './workspace';
 
 export { WorkspacePathError, resolveInWorkspace } from './workspace';
 
@@ -21,12 +21,12 @@ export interface StandardSkillsOptions {
   root: string;
   /** Asked before side effects that no session supervisor approved. */
   supervisor?: Supervisor | null;
-  /** Largest file read_file returns, in bytes (default 1 MiB). */
+  /** Largest file read_file returns and edit_file edits, in bytes (default 1 MiB). */
   maxReadBytes?: number;
   /** Most entries list_files returns (default 1000). */
   maxListEntries?: number;
   shell?: { timeoutMs?: number; maxOutputBytes?: number; shell?: string };
-  fetch?: { timeoutMs?: number; maxBytes?: number };
+  fetch?: { timeoutMs?: number; maxBytes?: number; maxRedirects?: number };
   /** Which commands to offer (default: all). */
   include?: readonly StandardSkillName[];
 }
@@ -87,7 +87,18 @@ function firstLineSplit(first: string, rest: string) {
   };
 }
 
-/** Runs a shell command in `cwd`; resolves with the exit code and capped output. */
+// How long output may still arrive after the command exited. A process that left the command's
+// process group (`setsid`, a daemon) can hold the pipes open for ever; it is not waited for.
+const DRAIN_MS = 500;
+// How long after a kill the call settles even if the exit is never reported.
+const KILL_GRACE_MS = 2000;
+
+/**
+ * Runs a shell command in `cwd` in its own process group; resolves with the exit code and capped
+ * output. On timeout or abort the whole group is killed. The call always settles: on `close`, or
+ * shortly after the command's exit (pipes held by a detached grandchild are then closed on our
+ * side), or shortly after a kill. Processes that left the group are not tracked or killed.
+ */
 function runShell(command: string, cwd: string, options: { timeoutMs: number; maxOutputBytes: number; shell?: string; signal?: AbortSignal }): Promise<{ code: number | null; stdout: string; stderr: string; timedOut: boolean; truncated: boolean }> {
   return new Promise((resolve, reject) => {
     if (options.signal?.aborted) {
@@ -100,6 +111,10 @@ function runShell(command: string, cwd: string, options: { timeoutMs: number; ma
     let bytes = 0;
     let truncated = false;
     let timedOut = false;
+    let settled = false;
+    let exitCode: number | null = null;
+    let drain: NodeJS.Timeout | undefined;
+    let grace: NodeJS.Timeout | undefined;
     const kill = () => {
       try {
         if (process.platform !== 'win32' && child.pid) process.kill(-child.pid, 'SIGKILL');
@@ -107,6 +122,7 @@ function runShell(command: string, cwd: string, options: { timeoutMs: number; ma
       } catch {
         // Already gone.
       }
+      grace ??= setTimeout(() => finish(exitCode), KILL_GRACE_MS);
     };
     const take = (chunk: Buffer, to: 'out' | 'err') => {
       if (bytes >= options.maxOutputBytes) {
@@ -128,19 +144,35 @@ function runShell(command: string, cwd: string, options: { timeoutMs: number; ma
     }, options.timeoutMs);
     const onAbort = () => kill();
     options.signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', (error) => {
+    function finish(code: number | null, error?: Error): void {
+      if (settled) return;
+      settled = true;
       clearTimeout(timer);
+      clearTimeout(drain);
+      clearTimeout(grace);
       options.signal?.removeEventListener('abort', onAbort);
-      reject(error);
+      // Our ends of the pipes: a grandchild outside the group may still hold the other ends.
+      child.stdout!.destroy();
+      child.stderr!.destroy();
+      if (error) reject(error);
+      else resolve({ code, stdout, stderr, timedOut, truncated });
+    }
+    child.on('error', (error) => finish(null, error));
+    child.on('exit', (code) => {
+      exitCode = code;
+      drain ??= setTimeout(() => finish(exitCode), DRAIN_MS);
     });
-    child.on('close', (code) => {
-      clearTimeout(timer);
-      options.signal?.removeEventListener('abort', onAbort);
-      resolve({ code, stdout, stderr, timedOut, truncated });
-    });
+    child.on('close', (code) => finish(exitCode ?? code));
   });
 }
 
+const REDIRECTS = new Set([301, 302, 303, 307, 308]);
+
+function checkScheme(url: URL): void {
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`fetch_url only fetches http and https URLs, not ${url.protocol}`);
+}
+
+/** Reads a response body as it streams in, stopping (and cancelling the rest) at `maxBytes`. */
 async function readCapped(response: Response, maxBytes: number): Promise<{ text: string; truncated: boolean }> {
   if (!response.body) return { text: '', truncated: false };
   const reader = response.body.getReader();
@@ -172,17 +204,15 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
   const shellMax = options.shell?.maxOutputBytes ?? 64 * 1024;
   const fetchTimeout = options.fetch?.timeoutMs ?? 30_000;
   const fetchMax = options.fetch?.maxBytes ?? 1024 * 1024;
+  const fetchRedirects = options.fetch?.maxRedirects ?? 5;
 
   const skills: Record<StandardSkillName, Skill> = {
     read_file: {
       info: { name: 'read_file', sideEffects: false, description: md('Reads a text file inside the workspace and returns its content.', 'read_file PATH (relative to the workspace root).') },
       params: ['path'],
-      async run(args) {
-        const file = await resolveInWorkspace(root, required(args, 'path', 'read_file'));
-        const info = await stat(file);
-        if (info.isDirectory()) throw new Error(`${args.path} is a directory; use list_files`);
-        if (info.size > maxRead) throw new Error(`${args.path} is ${info.size} bytes, more than the ${maxRead} bytes read_file returns`);
-        return readFile(file, 'utf8');
+      async run(args, payload) {
+        const { text } = await readWorkspaceFile(root, required(args, 'path', 'read_file'), { maxBytes: maxRead, signal: payload.signal });
+        return text;
       },
     },
     list_files: {
@@ -193,24 +223,11 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
         return { path: m?.[1] || '.', ...(m?.[2] ? { recursive: 'recursive' } : {}) };
       },
       async run(args) {
-        const base = await realRoot(root);
-        const dir = await resolveInWorkspace(root, args.path && args.path.trim() !== '' ? args.path : '.');
         const recursive = /^(recursive|true|yes|-r|--recursive)$/i.test(args.recursive ?? '');
-        const out: string[] = [];
-        const walk = async (folder: string): Promise<void> => {
-          const entries = (await readdir(folder, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-          for (const e of entries) {
-            if (out.length >= maxList) return;
-            const full = path.join(folder, e.name);
-            const isDir = e.isDirectory();
-            out.push(displayPath(base, full) + (isDir ? '/' : ''));
-            if (recursive && isDir && e.name !== '.git' && e.name !== 'node_modules') await walk(full);
-          }
-        };
-        if (!(await stat(dir)).isDirectory()) throw new Error(`${args.path} is not a folder`);
-        await walk(dir);
-        if (out.length >= maxList) out.push(`… (listing stopped at ${maxList} entries)`);
-        return out.join('\n');
+        const target = args.path && args.path.trim() !== '' ? args.path : '.';
+        const { entries, truncated } = await listWorkspaceFolder(root, target, { recursive, maxEntries: maxList, skip: (name) => name === '.git' || name === 'node_modules' });
+        if (truncated) entries.push(`… (listing stopped at ${maxList} entries)`);
+        return entries.join('\n');
       },
     },
     write_file: {
@@ -218,28 +235,24 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
       params: ['path', 'content'],
       splitSingle: firstLineSplit('path', 'content'),
       async run(args) {
-        const file = await resolveInWorkspace(root, required(args, 'path', 'write_file'));
-        const content = args.content ?? '';
-        const existing = await lstat(file).catch(() => null);
-        if (existing?.isDirectory()) throw new Error(`${args.path} is a directory`);
-        await mkdir(path.dirname(file), { recursive: true });
-        await writeFile(file, content, 'utf8');
-        return `Wrote ${Buffer.byteLength(content)} bytes to ${displayPath(await realRoot(root), file)}`;
+        const { bytes, display } = await writeWorkspaceFile(root, required(args, 'path', 'write_file'), args.content ?? '');
+        return `Wrote ${bytes} bytes to ${display}`;
       },
     },
     edit_file: {
       info: { name: 'edit_file', sideEffects: true, description: md('Replaces one exact occurrence of a text in a file inside the workspace.', 'edit_file PATH OLD_TEXT NEW_TEXT; as one input: JSON {"path","old","new"}. OLD_TEXT must occur exactly once.') },
       params: ['path', 'old', 'new'],
-      async run(args) {
-        const file = await resolveInWorkspace(root, required(args, 'path', 'edit_file'));
+      async run(args, payload) {
+        const target = required(args, 'path', 'edit_file');
         const oldText = required(args, 'old', 'edit_file');
         const newText = args.new ?? '';
-        const text = await readFile(file, 'utf8');
-        const first = text.indexOf(oldText);
-        if (first < 0) throw new Error(`the text to replace does not occur in ${args.path}`);
-        if (text.indexOf(oldText, first + 1) >= 0) throw new Error(`the text to replace occurs more than once in ${args.path}; give more context`);
-        await writeFile(file, text.slice(0, first) + newText + text.slice(first + oldText.length), 'utf8');
-        return `Edited ${displayPath(await realRoot(root), file)}: replaced ${oldText.length} characters with ${newText.length}`;
+        const { display } = await editWorkspaceFile(root, target, (text) => {
+          const first = text.indexOf(oldText);
+          if (first < 0) throw new Error(`the text to replace does not occur in ${target}`);
+          if (text.indexOf(oldText, first + 1) >= 0) throw new Error(`the text to replace occurs more than once in ${target}; give more context`);
+          return text.slice(0, first) + newText + text.slice(first + oldText.length);
+        }, { maxBytes: maxRead, signal: payload.signal });
+        return `Edited ${display}: replaced ${oldText.length} characters with ${newText.length}`;
       },
     },
     run_shell: {
@@ -267,33 +280,81 @@ export function createStandardSkills(options: StandardSkillsOptions): CommandReg
         } catch {
           throw new Error(`${raw} is not a URL`);
         }
-        if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error(`fetch_url only fetches http and https URLs, not ${url.protocol}`);
+        checkScheme(url);
         const signals = [AbortSignal.timeout(fetchTimeout)];
         if (payload.signal) signals.push(payload.signal);
-        const response = await fetch(url, { signal: AbortSignal.any(signals), redirect: 'follow' });
-        const { text, truncated } = await readCapped(response, fetchMax);
-        if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
-        return truncated ? `${text}\n… (body cut at ${fetchMax} bytes)` : text;
+        const signal = AbortSignal.any(signals);
+        // Redirects are followed here, not by fetch: the approval covered the first URL's origin
+        // only, so each other origin a redirect leads to is asked about before it is requested.
+        const approvedOrigins = new Set([url.origin]);
+        for (let redirects = 0; ; redirects++) {
+          const response = await fetch(url, { signal, redirect: 'manual' });
+          const location = REDIRECTS.has(response.status) ? response.headers.get('location') : null;
+          if (location === null) {
+            const { text, truncated } = await readCapped(response, fetchMax);
+            if (!response.ok) throw new Error(`HTTP ${response.status} ${response.statusText}`.trim());
+            return truncated ? `${text}\n… (body cut at ${fetchMax} bytes)` : text;
+          }
+          await response.body?.cancel().catch(() => undefined);
+          if (redirects >= fetchRedirects) throw new Error(`fetch_url stopped after ${fetchRedirects} redirects (too many redirects) at ${url.href}`);
+          let next: URL;
+          try {
+            next = new URL(location, url);
+          } catch {
+            throw new Error(`${url.href} redirected to ${location}, which is not a URL`);
+          }
+          checkScheme(next);
+          if (!approvedOrigins.has(next.origin)) {
+            await approveFollowUp(payload, { toolName: 'fetch_url', args: [next.href], reason: `redirected from ${url.href}` });
+            approvedOrigins.add(next.origin);
+          }
+          url = next;
+        }
       },
     },
   };
 
   const offered = (options.include ?? (Object.keys(skills) as StandardSkillName[])).filter((n) => skills[n]);
 
-  async function approve(skill: Skill, payload: CommandPayload): Promise<void> {
-    if (skill.info.sideEffects === false || isSupervised(payload)) return;
+  /** Asks the registry's own supervisor; throws the denial text when it denies or there is none. */
+  async function askOwnSupervisor(toolName: string, params: { args: unknown[]; raw: string }, payload: CommandPayload, reason: string | undefined): Promise<void> {
     const supervisor = options.supervisor;
-    const params = { args: [...payload.args], raw: payload.raw };
-    if (!supervisor) throw new Error(denialText(skill.info.name, params, 'no supervisor is available to approve a side effect'));
+    if (!supervisor) throw new Error(denialText(toolName, params, 'no supervisor is available to approve a side effect'));
     const signal = payload.signal ?? new AbortController().signal;
     let decision;
     try {
-      decision = normalizeDecision(await supervisor.approve({ toolName: skill.info.name, params, origin: 'sop', variable: payload.variable, reason: payload.comment || undefined, sideEffects: true }, { signal }));
+      decision = normalizeDecision(await supervisor.approve({ toolName, params, origin: 'sop', variable: payload.variable, ...(reason ? { reason } : {}), sideEffects: true }, { signal }));
     } catch (error) {
       decision = { decision: 'deny' as const, reason: `the supervisor failed: ${errorText(error)}` };
     }
-    if (signal.aborted) throw new Error(`${skill.info.name} was interrupted before it ran`);
-    if (decision.decision === 'deny') throw new Error(denialText(skill.info.name, params, decision.reason));
+    if (signal.aborted) throw new Error(`${toolName} was interrupted before it ran`);
+    if (decision.decision === 'deny') throw new Error(denialText(toolName, params, decision.reason));
+  }
+
+  async function approve(skill: Skill, payload: CommandPayload): Promise<void> {
+    if (skill.info.sideEffects === false || isSupervised(payload)) return;
+    await askOwnSupervisor(skill.info.name, { args: [...payload.args], raw: payload.raw }, payload, payload.comment || undefined);
+  }
+
+  /**
+   * Asks about a follow-up of an approved call: through the session supervisor that approved the
+   * call when there is one, else through the registry's own supervisor; refuses without either.
+   */
+  async function approveFollowUp(payload: CommandPayload, request: FollowUpRequest): Promise<void> {
+    const what = `${request.toolName} ${request.args.join(' ')}`;
+    const refused = (text: string) => new Error(`${request.args.join(' ')} (${request.reason}) was not approved, so it was not followed.\n${text}`);
+    const viaSession = followUpApprover(payload);
+    if (viaSession) {
+      // An interruption while asking propagates as it is, so the session sees an interruption.
+      const gate = await viaSession(request);
+      if (!gate.approved) throw refused(gate.text);
+      return;
+    }
+    try {
+      await askOwnSupervisor(request.toolName, { args: [...request.args], raw: what }, payload, request.reason);
+    } catch (error) {
+      throw refused(errorText(error));
+    }
   }
 
   return {
