@@ -16,8 +16,9 @@ export default {
     throw new Error('unknown command ' + p.command);
   },
 };`;
-// Every waiting skill honours ctx.signal, as skills should: an abort ends the wait at once.
+// \`slow\` and \`started\` honour ctx.signal, as skills should: an abort ends the wait at once.
 // \`started\` says on stderr that it is running, so a test can wait for that before it signals.
+// \`stubborn\` ignores the signal (its timer does not keep the process alive), for the grace.
 const slowModule = `
 const wait = (ms, signal) => new Promise((resolve, reject) => {
   const stop = () => { clearTimeout(timer); reject(new Error('stopped by the signal')); };
@@ -27,6 +28,7 @@ const wait = (ms, signal) => new Promise((resolve, reject) => {
 });
 export default { slow: { description: 'waits', run: async (args, ctx) => { await wait(Number(args[0]), ctx.signal); return 'slept ' + args[0]; } },
                  started: { description: 'says it started, then waits until aborted', run: async (args, ctx) => { process.stderr.write('started ' + args.join(' ') + '\\n'); await wait(2 ** 31 - 1, ctx.signal); return 'never'; } },
+                 stubborn: { description: 'ignores the signal', run: (args) => new Promise((r) => setTimeout(() => r('late ' + args[0]), Number(args[0])).unref()) },
                  quick: { description: 'returns', run: (args) => 'quick ' + args.join(' ') } };`;
 
 describe('lightsop run', () => {
@@ -103,12 +105,12 @@ describe('lightsop run', () => {
   });
 
   it('--timeout aborts and still prints what finished', async () => {
-    const dir = tempTree({ 's.mjs': slowModule, 'p.sop': '@a quick x\n@b slow 5000\n@c quick $b\n' });
+    const dir = tempTree({ 's.mjs': slowModule, 'p.sop': '@a quick x\n@b stubborn 600000\n@c quick $b\n' });
     const res = await cli(['run', 'p.sop', '--skills', 's.mjs', '--json', '--timeout', '200ms'], { cwd: dir });
     const out = JSON.parse(res.stdout);
     expect(out.variables.a).toEqual({ status: 'success', value: 'quick x' });
-    // `slow` ignores the signal: after the grace it is canceled, never a late success (issue 10).
-    expect(out.variables.b).toEqual({ status: 'canceled', value: 'command slow canceled (did not stop within 2 s of the signal)' });
+    // `stubborn` ignores the signal: after the grace it is canceled, never a late success (issue 10).
+    expect(out.variables.b).toEqual({ status: 'canceled', value: 'command stubborn canceled (did not stop within 2 s of the signal)' });
     expect(out.variables.c.status).toBe('canceled');
     expect(res.stderr).toContain('timed out after 200 ms');
     expect(res.code).toBe(1);

@@ -30,7 +30,7 @@ describe('the request wrapper', () => {
     ({ client, uri } = await openPlan(text));
     const hover = await client.request<Hover | null>('textDocument/hover', { textDocument: { uri }, position: positionOf(text, '$boom', 1) });
     expect(hover).toBeNull();
-    expect(client.logs.filter((l) => l.type === 1).map((l) => l.message)).toEqual([expect.stringContaining('lightsop: hover failed: Error: a feature bug triggered by this plan')]);
+    expect(client.logs.filter((l) => l.type === 1).map((l) => l.message)).toEqual([expect.stringContaining('hover failed: Error: a feature bug triggered by this plan')]);
     // The server goes on answering.
     const fine = '@a emit 1\n@b upper $a\n';
     await client.change(uri, fine);
