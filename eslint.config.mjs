@@ -3,6 +3,9 @@
 import tseslint from 'typescript-eslint';
 
 const editor = ['vscode', 'vscode-*', 'vscode-languageserver*', 'vscode-languageclient*'];
+// The distributed runner (BullMQ on Redis) is for the CLI only: nothing else may load it.
+const distributed = ['bullmq', 'bullmq/*', 'ioredis', 'ioredis/*', '@lightsop/distributed*', '**/distributed/src/**'];
+const distributedRule = { group: distributed, message: 'only the CLI loads the distributed runner (BullMQ, ioredis; ARCHITECTURE.md)' };
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', 'test-results/**', 'extension/syntaxes/**', '**/*.vsix'] },
@@ -19,6 +22,18 @@ export default tseslint.config(
     },
   },
   {
+    // Spreading an array into a call passes one argument per item, and V8 overflows the stack at
+    // about 125,000 (a 150k-member cycle broke lint this way). Bounded spreads may stay behind an
+    // eslint-disable comment that says why they are bounded.
+    files: ['packages/*/src/**/*.ts', 'extension/src/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': ['error', {
+        selector: 'CallExpression > SpreadElement, NewExpression > SpreadElement',
+        message: 'No spread into a call (fn(...items), push(...items), Math.max(...items)): about 125k items overflow the stack. Use a loop; if the array is bounded, disable this line with a comment that says why.',
+      }],
+    },
+  },
+  {
     files: ['packages/core/src/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
@@ -26,6 +41,7 @@ export default tseslint.config(
           { group: editor, message: 'core imports nothing from the editor (ARCHITECTURE.md)' },
           { group: ['node:*', 'fs', 'path', 'child_process', 'http', 'https', 'net', 'os'], message: 'core does no I/O (ARCHITECTURE.md)' },
           { group: ['@lightsop/runtime*', '@lightsop/language-server*', '@lightsop/cli*', '**/runtime/**', '**/language-server/**', '**/cli/**'], message: 'core depends on no other package' },
+          distributedRule,
         ],
       }],
       'no-console': 'error',
@@ -38,6 +54,7 @@ export default tseslint.config(
         patterns: [
           { group: editor, message: 'the runtime knows nothing of editors (ARCHITECTURE.md)' },
           { group: ['@lightsop/language-server*', '@lightsop/cli*', '**/language-server/**', '**/cli/src/**'], message: 'the runtime imports only core' },
+          distributedRule,
         ],
       }],
     },
@@ -49,6 +66,24 @@ export default tseslint.config(
         patterns: [
           { group: ['vscode', 'vscode-languageclient*'], message: 'the server speaks LSP, not the VS Code API' },
           { group: ['@lightsop/runtime*', '@lightsop/cli*', '**/runtime/src/**', '**/cli/src/**'], message: 'the language server imports only core' },
+          distributedRule,
+        ],
+      }],
+    },
+  },
+  {
+    files: ['extension/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [distributedRule] }],
+    },
+  },
+  {
+    files: ['packages/distributed/src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'the distributed runner knows nothing of editors' },
+          { group: ['@lightsop/cli*', '@lightsop/language-server*', '**/cli/src/**', '**/language-server/**'], message: 'the distributed runner imports only core and the runtime' },
         ],
       }],
     },

@@ -10,6 +10,7 @@ export default defineConfig({
       { find: /^@lightsop\/runtime\/compat$/, replacement: src('./packages/runtime/src/compat/index.ts') },
       { find: /^@lightsop\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
       { find: /^@lightsop\/language-server$/, replacement: src('./packages/language-server/src/index.ts') },
+      { find: /^@lightsop\/distributed$/, replacement: src('./packages/distributed/src/index.ts') },
     ],
   },
   test: {

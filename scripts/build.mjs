@@ -1,8 +1,11 @@
 // Builds every package with esbuild. Type checking is separate (`npm run typecheck`).
 // Libraries keep their npm dependencies external; the CLI and the language server are bundled
 // into single files so that they start fast; the extension bundles everything but `vscode`.
+// The CLI is split: @lightsop/distributed, with BullMQ and ioredis bundled in, lands in a chunk
+// of its own that only `worker`, `batch` and `run --redis` import, so no other command ever loads
+// it. msgpackr's optional native add-on stays external (msgpackr falls back to JavaScript).
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -15,6 +18,7 @@ const alias = {
   '@lightsop/runtime/compat': p('packages/runtime/src/compat/index.ts'),
   '@lightsop/runtime': p('packages/runtime/src/index.ts'),
   '@lightsop/language-server': p('packages/language-server/src/index.ts'),
+  '@lightsop/distributed': p('packages/distributed/src/index.ts'),
 };
 const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@lightsop/*'];
 // ESM bundles that contain CommonJS dependencies need `require`.
@@ -24,7 +28,8 @@ const targets = [
   { entry: 'packages/core/src/index.ts', out: 'packages/core/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/index.ts', out: 'packages/runtime/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/compat/index.ts', out: 'packages/runtime/dist/compat.js', format: 'esm', external: libExternal },
-  { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, banner: esmBanner },
+  { entry: 'packages/distributed/src/index.ts', out: 'packages/distributed/dist/index.js', format: 'esm', external: [...libExternal, 'bullmq', 'ioredis'] },
+  { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, splitting: true, external: ['msgpackr-extract'], banner: esmBanner },
   { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'] },
   // The language server again, inside the extension, so that the .vsix is self-contained.
@@ -38,9 +43,14 @@ let built = 0;
 for (const t of targets) {
   if (!existsSync(p(t.entry))) continue;
   mkdirSync(path.dirname(p(t.out)), { recursive: true });
+  // A split bundle writes its entry under its own name and its chunks beside it; old chunks go.
+  const output = t.splitting
+    ? { outdir: path.dirname(p(t.out)), splitting: true, entryNames: path.basename(t.out, '.js'), chunkNames: 'chunks/[name]-[hash]' }
+    : { outfile: p(t.out) };
+  if (t.splitting) rmSync(path.join(path.dirname(p(t.out)), 'chunks'), { recursive: true, force: true });
   await build({
     entryPoints: [p(t.entry)],
-    outfile: p(t.out),
+    ...output,
     bundle: true,
     platform: t.platform ?? 'node',
     target: t.platform === 'browser' ? 'es2022' : 'node20',

@@ -1,17 +1,23 @@
-/** Converts core diagnostics (1-based lines and columns, exclusive end) to VS Code diagnostics (0-based). */
+/**
+ * Makes VS Code diagnostics and ranges from editor positions that positions.ts (or the language
+ * server) computed: construction only, no position arithmetic.
+ */
 import * as vscode from 'vscode';
-import type { Diagnostic } from '@lightsop/core';
+import type { EditorDiagnostic } from './lint-plans';
+import type { EditorRange } from './positions';
 
-const SEVERITY: Record<Diagnostic['severity'], vscode.DiagnosticSeverity> = {
+const SEVERITY: Record<EditorDiagnostic['severity'], vscode.DiagnosticSeverity> = {
   error: vscode.DiagnosticSeverity.Error,
   warning: vscode.DiagnosticSeverity.Warning,
   info: vscode.DiagnosticSeverity.Information,
 };
 
-export function toVsDiagnostic(d: Diagnostic): vscode.Diagnostic {
-  const r = d.range;
-  const range = new vscode.Range(r.line - 1, r.column - 1, r.endLine - 1, r.endColumn - 1);
-  const out = new vscode.Diagnostic(range, d.message, SEVERITY[d.severity]);
+export function toVsRange(r: EditorRange): vscode.Range {
+  return new vscode.Range(r.start.line, r.start.character, r.end.line, r.end.character);
+}
+
+export function toVsDiagnostic(d: EditorDiagnostic): vscode.Diagnostic {
+  const out = new vscode.Diagnostic(toVsRange(d.range), d.message, SEVERITY[d.severity]);
   out.code = d.code;
   out.source = 'lightsop';
   if (d.code === 'unused-variable') out.tags = [vscode.DiagnosticTag.Unnecessary];

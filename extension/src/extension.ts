@@ -16,7 +16,8 @@ import { DEBUG_COMMAND, debugPlan, registerPlanDebugger } from './debug/vscode-d
 import { GraphPanels } from './graph/panel';
 import { COMMANDS, DISPLAY_NAME, isPlanDocument, LANGUAGE_ID } from './language';
 import { lintWorkspaceCommand, WorkspaceLinter } from './lint-workspace';
-import { declarationAt, forgetDocument } from './plan-index';
+import { PlanFacts } from './plan-facts';
+import { declarationAt } from './plan-outline';
 import { InlineResults } from './run/inline-results';
 import { ResultsStore } from './run/results';
 import { PlanRunner } from './run/runner';
@@ -36,11 +37,12 @@ async function targetDocument(arg: unknown): Promise<vscode.TextDocument | null>
   return null;
 }
 
+/** Shows `uri` with the cursor at the first character of the 0-based editor `line`. */
 async function revealLine(uri: vscode.Uri, line: number): Promise<void> {
   const doc = await vscode.workspace.openTextDocument(uri);
   const existing = vscode.window.visibleTextEditors.find((e) => e.document === doc);
   const editor = await vscode.window.showTextDocument(doc, { viewColumn: existing?.viewColumn ?? vscode.ViewColumn.One, preserveFocus: false });
-  const target = Math.min(Math.max(0, line - 1), doc.lineCount - 1);
+  const target = Math.min(Math.max(0, line), doc.lineCount - 1);
   const pos = new vscode.Position(target, doc.lineAt(target).firstNonWhitespaceCharacterIndex);
   editor.selection = new vscode.Selection(pos, pos);
   editor.revealRange(new vscode.Range(pos, pos), vscode.TextEditorRevealType.InCenterIfOutsideViewport);
@@ -49,25 +51,28 @@ async function revealLine(uri: vscode.Uri, line: number): Promise<void> {
 export async function activate(context: vscode.ExtensionContext): Promise<void> {
   const output = vscode.window.createOutputChannel(DISPLAY_NAME);
   const results = new ResultsStore();
-  const runner = new PlanRunner(context.secrets, results, output);
-  const graphs = new GraphPanels(context.extensionUri, results, (uri) => runner.generatedPlan(uri), revealLine);
+  // What the extension knows of an open plan comes from the language server, once it has started.
+  const facts = new PlanFacts();
+  const runner = new PlanRunner(context.secrets, results, output, facts);
+  const graphs = new GraphPanels(context.extensionUri, results, facts, (uri) => runner.generatedPlan(uri), revealLine);
   const linter = new WorkspaceLinter(output);
-  const codeLens = new PlanCodeLens();
+  const codeLens = new PlanCodeLens(facts);
   chat = new ChatPanels(context, output);
   context.subscriptions.push(
     output, results, runner, graphs, linter, chat,
-    new InlineResults(results),
-    new VariablesView(results),
+    new InlineResults(results, facts),
+    new VariablesView(results, facts),
     runner.onDidGeneratePlan((uri) => graphs.planGenerated(uri)),
     vscode.languages.registerCodeLensProvider({ language: LANGUAGE_ID }, codeLens),
     vscode.workspace.onDidCloseTextDocument((doc) => {
       if (!isPlanDocument(doc)) return;
-      forgetDocument(doc.uri);
+      facts.forget(doc.uri);
     }),
     vscode.commands.registerCommand(COMMANDS.runPlan, async (arg?: unknown) => {
       const doc = await targetDocument(arg);
       if (doc) await runner.run(doc);
     }),
+    // eslint-disable-next-line no-restricted-syntax -- bounded: registerPlanDebugger returns a fixed handful of disposables.
     ...registerPlanDebugger(results),
     vscode.commands.registerCommand(DEBUG_COMMAND, async (arg?: unknown) => {
       const doc = await targetDocument(arg);
@@ -78,7 +83,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (!doc) return;
       const editor = vscode.window.visibleTextEditors.find((e) => e.document === doc);
       const line = editor?.selection.active.line ?? 0;
-      const decl = declarationAt(doc, line);
+      const outline = await facts.outline(doc);
+      const decl = outline && !outline.english ? declarationAt(outline, line) : null;
       if (!decl) {
         void vscode.window.showInformationMessage(`${DISPLAY_NAME}: put the cursor on a declaration to run it and what it depends on.`);
         return;
@@ -100,8 +106,10 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   output.appendLine(`[${DISPLAY_NAME}] activated; workspace ${vscode.workspace.isTrusted ? 'trusted' : 'not trusted: skills modules are not loaded'}`);
   try {
     client = await startClient(context);
+    facts.started(client);
     output.appendLine(`[${DISPLAY_NAME}] language server started`);
   } catch (error) {
+    facts.started(null);
     output.appendLine(`[${DISPLAY_NAME}] the language server did not start: ${(error as Error)?.message ?? String(error)}`);
     void vscode.window.showErrorMessage(`${DISPLAY_NAME}: the language server did not start; see the "${DISPLAY_NAME}" output.`);
   }

@@ -1,15 +1,19 @@
 /**
  * "LightSOPLang: Lint Workspace": checks every plan of every workspace folder (the config's
  * `plans` globs, else all `*.sop` files) with the folder's skills, like `lightsop lint`, and puts
- * the results in the Problems panel. Plans open in an editor are left to the language server,
- * which keeps their diagnostics current as they are edited; so a plan's lint entry is dropped
- * when it is opened.
+ * the results in the Problems panel (what is found, and where, is lint-plans.ts). Plans open in
+ * an editor are left to the language server, which keeps their diagnostics current as they are
+ * edited; so a plan's lint entry is dropped when it is opened. A folder whose
+ * `lightsop.config.json` is invalid is not linted, as `lightsop lint` refuses it (exit 3): the
+ * problem goes on the config file and into an error message.
  */
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { analyzePlan, CONFIG_FILE, parseConfigText, type SkillsDescription } from '@lightsop/core';
+import { CONFIG_FILE, type SkillsDescription } from '@lightsop/core';
 import { toVsDiagnostic } from './diagnostics';
 import { LANGUAGE_ID } from './language';
+import { checkConfig, lintPlanText, readFolderConfig, type ConfigCheck } from './lint-plans';
+import { displayPosition } from './positions';
 import { planSettings } from './settings';
 import { loadSkillsForHost, SkillsRefusedError } from './skills';
 
@@ -18,6 +22,8 @@ export interface LintSummary {
   readonly errors: number;
   readonly warnings: number;
   readonly filesWithProblems: number;
+  /** The CLI's message for each folder whose config is invalid (its plans were not linted). */
+  readonly invalidConfigs: readonly string[];
 }
 
 export class WorkspaceLinter implements vscode.Disposable {
@@ -37,15 +43,18 @@ export class WorkspaceLinter implements vscode.Disposable {
     for (const s of this.subscriptions) s.dispose();
   }
 
-  private async globsFor(folder: vscode.WorkspaceFolder): Promise<string[]> {
+  /** The folder's config, checked as the CLI checks it; ok with no globs when there is none. */
+  private async configFor(folder: vscode.WorkspaceFolder): Promise<{ readonly uri: vscode.Uri; readonly check: ConfigCheck }> {
+    const uri = vscode.Uri.joinPath(folder.uri, CONFIG_FILE);
+    if (uri.scheme === 'file') return { uri, check: (await readFolderConfig(folder.uri.fsPath)) ?? { ok: true, plans: null } };
+    // A virtual workspace: its file system is VS Code's.
+    let bytes: Uint8Array;
     try {
-      const bytes = await vscode.workspace.fs.readFile(vscode.Uri.joinPath(folder.uri, CONFIG_FILE));
-      const plans = parseConfigText(new TextDecoder().decode(bytes)).config?.plans;
-      if (plans && plans.length > 0) return [...plans];
+      bytes = await vscode.workspace.fs.readFile(uri);
     } catch {
-      // No config file: every plan.
+      return { uri, check: { ok: true, plans: null } };
     }
-    return ['**/*.sop'];
+    return { uri, check: checkConfig(uri.toString(), new TextDecoder().decode(bytes)) };
   }
 
   private async skillsFor(uri: vscode.Uri, notes: Set<string>): Promise<SkillsDescription | null> {
@@ -70,11 +79,26 @@ export class WorkspaceLinter implements vscode.Disposable {
     let errors = 0;
     let warnings = 0;
     let filesWithProblems = 0;
+    const invalidConfigs: string[] = [];
     this.output.appendLine(`[lint] ${new Date().toLocaleTimeString()} linting the workspace`);
     for (const folder of vscode.workspace.workspaceFolders ?? []) {
+      const config = await this.configFor(folder);
+      if (!config.check.ok) {
+        // As `lightsop lint` (exit 3): an invalid config stops the folder's lint; it is not
+        // linted without it (its skills and globs could be anything the config meant).
+        invalidConfigs.push(config.check.message);
+        errors++;
+        this.output.appendLine(`  ${config.check.message}: the plans of ${folder.name} were not linted`);
+        // The language server shows the same problem on the file while the workspace is open:
+        // one entry in the Problems panel is enough, so a copy is added only when it has none.
+        const problem = toVsDiagnostic(config.check.diagnostic);
+        const shown = vscode.languages.getDiagnostics(config.uri).some((d) => d.message === problem.message && d.range.isEqual(problem.range));
+        if (!shown) this.collection.set(config.uri, [problem]);
+        continue;
+      }
       const seen = new Set<string>();
       const uris: vscode.Uri[] = [];
-      for (const glob of await this.globsFor(folder)) {
+      for (const glob of config.check.plans ?? ['**/*.sop']) {
         for (const uri of await vscode.workspace.findFiles(new vscode.RelativePattern(folder, glob), '**/node_modules/**', undefined, token)) {
           if (!seen.has(uri.toString())) {
             seen.add(uri.toString());
@@ -89,7 +113,7 @@ export class WorkspaceLinter implements vscode.Disposable {
         files++;
         const openDoc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === uri.toString());
         const text = openDoc ? openDoc.getText() : new TextDecoder().decode(await vscode.workspace.fs.readFile(uri)).replace(/^\uFEFF/, '');
-        const diagnostics = analyzePlan(text, { skills }).diagnostics;
+        const diagnostics = lintPlanText(text, skills);
         const e = diagnostics.filter((d) => d.severity === 'error').length;
         const w = diagnostics.filter((d) => d.severity === 'warning').length;
         errors += e;
@@ -97,7 +121,10 @@ export class WorkspaceLinter implements vscode.Disposable {
         if (diagnostics.length > 0) {
           filesWithProblems++;
           const rel = path.relative(folder.uri.fsPath, uri.fsPath);
-          for (const d of diagnostics) this.output.appendLine(`  ${rel}:${d.range.line}:${d.range.column}: ${d.severity}: ${d.message} [${d.code}]`);
+          for (const d of diagnostics) {
+            const at = displayPosition(d.range.start);
+            this.output.appendLine(`  ${rel}:${at.line}:${at.column}: ${d.severity}: ${d.message} [${d.code}]`);
+          }
         }
         // Open plans: the language server publishes their diagnostics; two copies would confuse.
         if (!open.has(uri.toString())) this.collection.set(uri, diagnostics.map(toVsDiagnostic));
@@ -106,7 +133,7 @@ export class WorkspaceLinter implements vscode.Disposable {
     for (const note of notes) this.output.appendLine(`  note: ${note}`);
     this.output.appendLine(`[lint] ${files} plan${files === 1 ? '' : 's'}: ${errors} error${errors === 1 ? '' : 's'}, ${warnings} warning${warnings === 1 ? '' : 's'}`);
     if (notes.size > 0) void vscode.window.showWarningMessage(`LightSOPLang: ${[...notes][0]}`);
-    return { files, errors, warnings, filesWithProblems };
+    return { files, errors, warnings, filesWithProblems, invalidConfigs };
   }
 }
 
@@ -120,9 +147,15 @@ export async function lintWorkspaceCommand(linter: WorkspaceLinter): Promise<Lin
     { location: vscode.ProgressLocation.Notification, title: 'LightSOPLang: linting plans', cancellable: true },
     (_progress, token) => linter.lint(token),
   );
+  for (const message of summary.invalidConfigs) {
+    void vscode.window.showErrorMessage(`LightSOPLang: ${message}. The plans of its folder were not linted.`, 'Show Problems').then((pick) => {
+      if (pick) void vscode.commands.executeCommand('workbench.actions.view.problems');
+    });
+  }
   const text = `LightSOPLang: linted ${summary.files} plan${summary.files === 1 ? '' : 's'}: ${summary.errors} error${summary.errors === 1 ? '' : 's'}, ${summary.warnings} warning${summary.warnings === 1 ? '' : 's'}.`;
-  const actions = summary.errors + summary.warnings > 0 ? ['Show Problems'] : [];
-  const shown = summary.errors > 0 ? vscode.window.showErrorMessage(text, ...actions) : vscode.window.showInformationMessage(text, ...actions);
+  const shown = summary.errors > 0 ? vscode.window.showErrorMessage(text, 'Show Problems')
+    : summary.warnings > 0 ? vscode.window.showInformationMessage(text, 'Show Problems')
+    : vscode.window.showInformationMessage(text);
   void shown.then((pick) => {
     if (pick === 'Show Problems') void vscode.commands.executeCommand('workbench.actions.view.problems');
   });

@@ -6,10 +6,11 @@
  * in SecretStorage (see api-key.ts). In an untrusted workspace the LLM endpoint and model come
  * from user settings only, since the key is sent to that endpoint.
  */
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { CONFIG_FILE, parseConfigText } from '@lightsop/core';
+import { CONFIG_FILE } from '@lightsop/core';
+import { readConfigFileSync } from './config-file';
 
 export interface PlanSettings {
   /** Absolute path of the skills file, or null when none is configured. */
@@ -51,13 +52,9 @@ export function planSettings(uri: vscode.Uri): PlanSettings {
   let fromConfig: { skills: string | null; llm: { baseUrl?: string; model?: string } } = { skills: null, llm: {} };
   const configProblems: string[] = [];
   if (configFile) {
-    try {
-      const parsed = parseConfigText(readFileSync(configFile, 'utf8'));
-      for (const p of parsed.problems) if (p.severity === 'error') configProblems.push(p.message);
-      if (parsed.config) fromConfig = { skills: parsed.config.skills, llm: { ...(parsed.config.llm ?? {}) } };
-    } catch (error) {
-      configProblems.push(`cannot read: ${(error as Error).message}`);
-    }
+    const read = readConfigFileSync(configFile);
+    for (const p of read.problems) configProblems.push(p);
+    if (read.config) fromConfig = { skills: read.config.skills, llm: { ...(read.config.llm ?? {}) } };
   }
 
   const skillsSetting = (cfg.get<string>('skills') ?? '').trim();

@@ -202,6 +202,32 @@ async function dialog(page, text, timeout = 30000) {
 }
 
 /**
+ * The Problems panel filtered to `filter` (its filter box), once a row contains `text`; returns
+ * the rows. Filtering keeps the row on screen however many other problems there are.
+ */
+async function filteredProblems(vs, filter, text, timeout = 30000) {
+  await vs.problems();
+  const input = vs.page.locator('.viewpane-filter input').first();
+  await input.waitFor({ state: 'visible', timeout });
+  await input.fill(filter);
+  return waitFor(`a Problems row for ${filter} with ${JSON.stringify(text)}`, async () => {
+    const rows = (await vs.page.locator('.markers-panel .monaco-list-row').allInnerTexts()).map((r) => r.replace(/\s+/g, ' ').trim());
+    return rows.some((r) => r.includes(text)) ? rows : null;
+  }, timeout);
+}
+
+/** Clears the Problems panel's filter box. */
+async function clearProblemsFilter(vs) {
+  await vs.page.locator('.viewpane-filter input').first().fill('');
+}
+
+/** The inline result (the `after` decoration text) shown on the editor line holding `lineText`. */
+async function inlineResultOn(editor, lineText) {
+  return editor.locator('.view-line', { hasText: lineText }).first().evaluate((l) =>
+    [...l.querySelectorAll('span')].map((s) => getComputedStyle(s, '::after').content).filter((c) => c && c !== 'none' && c !== 'normal').join(''));
+}
+
+/**
  * The plan debugger (Debug Plan): a breakpoint on @shout, the editor stopped on that line with
  * the earlier variables successful in the Variables view, Step Over to the next declaration,
  * Continue to the end; and an invalid plan that fails to launch with its first error.
@@ -663,8 +689,59 @@ async function trustedWorkspace() {
   if (brokenRows.some((t) => t.includes('Grace Hopper') || t.includes('success'))) throw new Error(`a declaration of broken.sop ran: ${JSON.stringify(brokenRows)}`);
   check('Run Plan on broken.sop starts nothing: "broken.sop has 1 error; nothing was run."');
 
+  // 11b. A plan with a lone CR: an ordinary character to the language, a line break to VS Code.
+  //      Lint Workspace reads the file from disk (the language's lines) and must point at the
+  //      line VS Code shows, where the server's diagnostic is once the file is open (VS Code
+  //      normalises the line breaks of an open document); Run Plan's inline results follow.
+  fs.writeFileSync(path.join(vs.dirs.ws, 'plans', 'lonecr.sop'), '@a assign x\r@b assign y\n@c assign $a\n');
+  await vs.runCommand('LightSOPLang: Lint Workspace');
+  await vs.notification('linted 6 plans', 60000);
+  const lintRows = await filteredProblems(vs, 'lonecr', "Variable 'c' is never used");
+  log('Lint Workspace, lonecr.sop:', JSON.stringify(lintRows));
+  const lintC = lintRows.find((r) => r.includes("Variable 'c' is never used"));
+  if (!lintC.includes('[Ln 3, Col 1]')) throw new Error(`Lint Workspace puts @c's diagnostic at ${JSON.stringify(lintC)}, not on line 3 where VS Code shows @c`);
+  await vs.shot('lint-lone-cr');
+  check('Lint Workspace on a plan with a lone CR (not open): "Variable \'c\' is never used" at [Ln 3, Col 1], the line VS Code shows @c on');
+
+  await vs.openFile('plans/lonecr.sop');
+  await editor.locator('.view-line', { hasText: '@c assign $a' }).first().waitFor({ state: 'visible', timeout: 30000 });
+  const serverRows = await filteredProblems(vs, 'lonecr', "Variable 'b' is never used");
+  log('server, lonecr.sop:', JSON.stringify(serverRows));
+  const serverC = serverRows.find((r) => r.includes("Variable 'c' is never used"));
+  if (!serverC || !serverC.includes('[Ln 3, Col 1]')) throw new Error(`the server puts @c's diagnostic at ${JSON.stringify(serverC)}`);
+  if (serverRows.filter((r) => r.includes("Variable 'c' is never used")).length !== 1) throw new Error(`Lint Workspace's entry was not left to the server: ${JSON.stringify(serverRows)}`);
+  await clearProblemsFilter(vs);
+  await vs.runCommand('LightSOPLang: Run Plan');
+  const loneRun = await vs.notification('lonecr.sop: 3 variables', 60000);
+  if (!/3 succeeded/.test(loneRun)) throw new Error(`unexpected lonecr.sop run summary ${JSON.stringify(loneRun)}`);
+  const loneInline = await waitFor('the inline results of lonecr.sop on their lines', async () => {
+    const shown = { a: await inlineResultOn(editor, '@a assign x'), b: await inlineResultOn(editor, '@b assign y'), c: await inlineResultOn(editor, '@c assign $a') };
+    return shown.a.includes('✓ x') && shown.b.includes('✓ y') && shown.c.includes('✓ x') ? shown : new Error(JSON.stringify(shown));
+  });
+  log('inline results, lonecr.sop:', JSON.stringify(loneInline));
+  await vs.shot('lone-cr-run');
+  check('lonecr.sop opened: the server\'s entry is at [Ln 3, Col 1] too (Lint Workspace\'s is dropped); Run Plan shows each value inline on its own declaration\'s line');
+
   await debugging(vs);
   await chat(vs);
+
+  // 16. Lint Workspace with an invalid lightsop.config.json: refused as `lightsop lint` refuses
+  //     it (exit 3, naming the file and the field): an error message, the problem on the config
+  //     file, and no plan of the folder linted without its config.
+  const configFile = path.join(vs.dirs.ws, 'lightsop.config.json');
+  fs.writeFileSync(configFile, '{\n  "skills": "./skills.mjs",\n  "plans": "plans/**/*.sop"\n}\n');
+  await vs.runCommand('LightSOPLang: Lint Workspace');
+  const refused = await vs.notification('field "plans" must be an array of glob strings', 60000);
+  log('invalid config:', JSON.stringify(refused));
+  if (!refused.includes(`${configFile}: field "plans" must be an array of glob strings`) || !refused.includes('were not linted')) throw new Error(`unexpected message ${JSON.stringify(refused)}`);
+  const none = await vs.notification('linted 0 plans', 60000);
+  if (!/linted 0 plans: 1 error/.test(none)) throw new Error(`unexpected lint summary ${JSON.stringify(none)}`);
+  const configRows = await filteredProblems(vs, 'lightsop.config', 'field "plans" must be an array of glob strings');
+  log('config problems:', JSON.stringify(configRows));
+  if (!configRows.some((r) => r.includes('field "plans" must be an array of glob strings') && r.includes('[Ln 3, Col 12]'))) throw new Error(`no problem on the "plans" field: ${JSON.stringify(configRows)}`);
+  await clearProblemsFilter(vs);
+  await vs.shot('lint-invalid-config');
+  check('Lint Workspace with an invalid lightsop.config.json: an error naming the file and the "plans" field, the problem on the config file at [Ln 3, Col 12], and no plan linted');
 
   if (vs.consoleErrors.length) log(`(browser console had ${vs.consoleErrors.length} error line(s), e.g. ${vs.consoleErrors[0].slice(0, 160)})`);
   await vs.close();

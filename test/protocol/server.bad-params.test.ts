@@ -44,6 +44,7 @@ const REQUESTS: [string, unknown, unknown[]][] = [
   ['textDocument/selectionRange', [], [{ textDocument }, { textDocument, positions: null }, { textDocument, positions: [null, 3] }, { textDocument, positions: { line: 0 } }]],
   ['textDocument/codeAction', [], [{ textDocument }, { textDocument, range: null }, { textDocument, range: whole, context: 'x' }]],
   ['lightsop/planGraph', null, []],
+  ['lightsop/planOutline', null, []],
 ];
 
 describe('bad request params', () => {

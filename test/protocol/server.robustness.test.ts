@@ -54,6 +54,7 @@ async function everyRequest(c: TestClient, uri: string, text: string): Promise<s
     ['textDocument/selectionRange', { textDocument, positions }],
     ['textDocument/codeAction', { textDocument, range: whole, context: { diagnostics: [] } }],
     ['lightsop/planGraph', { textDocument }],
+    ['lightsop/planOutline', { textDocument }],
   ];
   for (const position of positions) {
     requests.push(

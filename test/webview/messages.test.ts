@@ -2,11 +2,11 @@
 // the page are checked before use, the page's CSP allows only the nonce'd script and style, and
 // the extension's copy of the server's custom method names matches the server's declaration.
 import { describe, expect, it } from 'vitest';
-import { SetSkillsNotification, SetTrustedNotification } from '@lightsop/language-server';
+import { PlanGraphRequest, PlanOutlineRequest, SetSkillsNotification, SetTrustedNotification } from '@lightsop/language-server';
 import { graphHtml } from '../../extension/src/graph/html';
 import { makeNonce } from '../../extension/src/webview-page';
 import { isFromWebview } from '../../extension/src/graph/protocol';
-import { SET_SKILLS_METHOD, SET_TRUSTED_METHOD } from '../../extension/src/server-protocol';
+import { PLAN_GRAPH_METHOD, PLAN_OUTLINE_METHOD, SET_SKILLS_METHOD, SET_TRUSTED_METHOD } from '../../extension/src/server-protocol';
 
 describe('messages from the graph page', () => {
   it('accepts ready and well-formed reveal messages only', () => {
@@ -40,8 +40,10 @@ describe('the graph page HTML', () => {
 });
 
 describe('extension and language server agree on custom messages', () => {
-  it('uses the server\'s method for setTrusted', () => {
+  it('uses the server\'s methods for setTrusted, setSkills, planGraph and planOutline', () => {
     expect(SET_TRUSTED_METHOD).toBe(SetTrustedNotification.method);
     expect(SET_SKILLS_METHOD).toBe(SetSkillsNotification.method);
+    expect(PLAN_GRAPH_METHOD).toBe(PlanGraphRequest.method);
+    expect(PLAN_OUTLINE_METHOD).toBe(PlanOutlineRequest.method);
   });
 });

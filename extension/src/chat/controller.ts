@@ -336,8 +336,8 @@ class SwitchableRegistry implements CommandRegistry {
   listCommands() {
     return this.current.listCommands();
   }
-  executeCommand(...args: Parameters<CommandRegistry['executeCommand']>) {
-    return this.current.executeCommand(...args);
+  executeCommand(payload: Parameters<CommandRegistry['executeCommand']>[0], responder: Parameters<CommandRegistry['executeCommand']>[1]) {
+    return this.current.executeCommand(payload, responder);
   }
 }
 

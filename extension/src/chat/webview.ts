@@ -403,7 +403,9 @@ function renderTabs(): void {
 }
 
 function banner(level: 'warn' | 'error' | 'info', text: string, ...extra: Node[]): HTMLElement {
-  return el('div', { class: `banner ${level}`, role: level === 'error' ? 'alert' : 'status' }, text, ...extra);
+  const box = el('div', { class: `banner ${level}`, role: level === 'error' ? 'alert' : 'status' }, text);
+  for (const node of extra) box.append(node);
+  return box;
 }
 
 function renderBanners(): void {
@@ -426,7 +428,9 @@ function renderToolbar(tab: TabView | undefined): void {
   const fill = (select: HTMLSelectElement, options: { value: string; label: string }[], value: string) => {
     const signature = JSON.stringify([options, value]);
     if (select.dataset.signature === signature && select.value === value) return;
-    select.replaceChildren(...options.map((o) => el('option', { value: o.value }, o.label)));
+    // A loop, not replaceChildren(...options): an endpoint can list more models than a call has arguments.
+    select.replaceChildren();
+    for (const o of options) select.append(el('option', { value: o.value }, o.label));
     select.value = value;
     select.dataset.signature = signature;
   };

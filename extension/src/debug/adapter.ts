@@ -19,6 +19,7 @@ import { analyzePlan, isEnglishSource, type Argument } from '@lightsop/core';
 import {
   dataText, Interpreter, UnlimitedExecutionMonitor, type CommandRegistry, type RunEvent, type UpdateResult,
 } from '@lightsop/runtime';
+import { displayPositionAt, textDocument } from '../positions';
 import { diagnosticLine, oneLine, STATUS_GLYPH } from '../run/format';
 import type { VariableState } from '../run/results';
 import { placeBreakpoint, planLines, type PlanLines } from './breakpoints';
@@ -126,7 +127,8 @@ export class PlanDebugSession extends DebugSession {
 
   constructor(private readonly host: DebugHost) {
     super();
-    this.setDebuggerLinesStartAt1(true);
+    // Lines are the editor's 0-based lines (breakpoints.ts); DebugSession converts them to the client's.
+    this.setDebuggerLinesStartAt1(false);
     this.setDebuggerColumnsStartAt1(true);
   }
 
@@ -180,12 +182,16 @@ export class PlanDebugSession extends DebugSession {
       if (isEnglishSource(source.text)) {
         throw new LaunchError(`${file} is an #!english script: a language model writes its plan when it runs, so there are no declarations to stop at. Use Run Plan for it.`);
       }
-      // An invalid plan never starts (6.2): the first error, as Run Plan lists them.
+      // An invalid plan never starts (6.2): the first error, as Run Plan lists them. The text
+      // may be a file no editor shows, so it is checked here rather than asked of the language
+      // server, with the launch's input; positions are the editor's, as in the Problems panel.
       const errors = analyzePlan(source.text, { inputDeclared: args.input !== undefined }).diagnostics.filter((d) => d.severity === 'error');
       if (errors.length > 0) {
-        for (const d of errors) this.output(`${diagnosticLine(source.path, d)}\n`, 'stderr');
+        const positions = textDocument(source.text);
+        const at = (offset: number) => displayPositionAt(positions, offset);
+        for (const d of errors) this.output(`${diagnosticLine(source.path, at(d.range.start), d)}\n`, 'stderr');
         const more = errors.length > 1 ? ` (and ${errors.length - 1} more error${errors.length > 2 ? 's' : ''})` : '';
-        throw new LaunchError(`${diagnosticLine(file, errors[0]!)}${more}: nothing was run.`, { label: 'Show Problems', command: 'workbench.actions.view.problems' }, true);
+        throw new LaunchError(`${diagnosticLine(file, at(errors[0]!.range.start), errors[0]!)}${more}: nothing was run.`, { label: 'Show Problems', command: 'workbench.actions.view.problems' }, true);
       }
       skills = await this.host.loadSkills(args, source);
     } catch (error) {
@@ -241,7 +247,7 @@ export class PlanDebugSession extends DebugSession {
   private startRun(plan: PlanSource, skills: PlanSkills, args: PlanLaunchArguments): void {
     const file = path.basename(plan.path);
     const stepper = new Stepper(
-      (line) => this.breakpoints.has(line),
+      (step) => this.breakpoints.has(this.lineOf(step.variable) ?? -1),
       (step, reason) => this.stopped(step, reason),
       args.stopOnEntry === true,
     );
@@ -281,14 +287,14 @@ export class PlanDebugSession extends DebugSession {
         break;
       case 'command-started':
         run.running.add(e.variable);
-        this.output(`… @${e.variable} ${oneLine(e.raw, 200)}\n`, 'stdout', e.lineNumber);
+        this.output(`… @${e.variable} ${oneLine(e.raw, 200)}\n`, 'stdout', this.lineOf(e.variable));
         this.host.publish(run.plan.uri, [{ name: e.variable, status: 'running', value: '' }], false);
         break;
       case 'variable-settled': {
         run.running.delete(e.variable);
         const value = run.interpreter.getValue(e.variable);
         const text = value ? dataText(value) : e.value;
-        this.output(`${STATUS_GLYPH[e.status]} @${e.variable} ${e.status} ${oneLine(text, 200)}\n`, 'stdout', e.lineNumber);
+        this.output(`${STATUS_GLYPH[e.status]} @${e.variable} ${e.status} ${oneLine(text, 200)}\n`, 'stdout', this.lineOf(e.variable));
         this.host.publish(run.plan.uri, [{ name: e.variable, status: e.status, value: text }], false);
         run.stepper.settled(e.variable);
         break;
@@ -330,16 +336,21 @@ export class PlanDebugSession extends DebugSession {
     event.body.description = `Paused before @${step.variable} (${reason})`;
     event.body.allThreadsStopped = true;
     if (reason === 'breakpoint') {
-      const ids = (this.breakpoints.get(step.lineNumber) ?? []).map((b) => b.id).filter((id): id is number => id !== undefined);
+      const ids = (this.breakpoints.get(this.lineOf(step.variable) ?? -1) ?? []).map((b) => b.id).filter((id): id is number => id !== undefined);
       if (ids.length > 0) event.body.hitBreakpointIds = ids;
     }
     this.sendEvent(event);
   }
 
+  /** The editor line of a variable's declaration in the plan being debugged. */
+  private lineOf(variable: string): number | undefined {
+    return this.lines?.lineOf.get(variable);
+  }
+
   private output(text: string, category: 'console' | 'stdout' | 'stderr', line?: number): void {
     const event = new OutputEvent(text, category) as DebugProtocol.OutputEvent;
     const file = this.run?.plan.path;
-    if (line && file) {
+    if (line !== undefined && file) {
       event.body.source = new Source(path.basename(file), this.convertDebuggerPathToClient(file));
       event.body.line = this.convertDebuggerLineToClient(line);
     }
@@ -437,7 +448,7 @@ export class PlanDebugSession extends DebugSession {
       return;
     }
     const source = new Source(run.file, this.convertDebuggerPathToClient(run.plan.path));
-    const frame = new StackFrame(FRAME_ID, `@${step.variable} ${step.command}`, source, this.convertDebuggerLineToClient(step.lineNumber), this.convertDebuggerColumnToClient(1));
+    const frame = new StackFrame(FRAME_ID, `@${step.variable} ${step.command}`, source, this.convertDebuggerLineToClient(this.lineOf(step.variable) ?? 0), this.convertDebuggerColumnToClient(1));
     response.body = { stackFrames: [frame], totalFrames: 1 };
     this.sendResponse(response);
   }

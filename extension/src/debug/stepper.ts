@@ -19,8 +19,6 @@
 export interface Step {
   readonly variable: string;
   readonly command: string;
-  /** 1-based header line. */
-  readonly lineNumber: number;
 }
 
 export type StopReason = 'entry' | 'step' | 'pause' | 'breakpoint';
@@ -42,7 +40,8 @@ export class Stepper {
   private aborted = false;
 
   constructor(
-    private readonly isBreakpoint: (line: number) => boolean,
+    /** Whether a breakpoint is on the line of the step's declaration. */
+    private readonly isBreakpoint: (step: Step) => boolean,
     private readonly onStop: (step: Step, reason: StopReason) => void,
     stopOnEntry: boolean,
   ) {
@@ -64,7 +63,7 @@ export class Stepper {
     if (this.aborted || signal?.aborted) return Promise.resolve();
     return new Promise<void>((resolve) => {
       const waiter: Waiter = {
-        step: { variable: step.variable, command: step.command, lineNumber: step.lineNumber },
+        step: { variable: step.variable, command: step.command },
         release: () => {
           signal?.removeEventListener('abort', onAbort);
           resolve();
@@ -135,7 +134,7 @@ export class Stepper {
     if (this.pausedAt || this.stepping !== null) return;
     while (this.waiting.length > 0) {
       const w = this.waiting.shift()!;
-      const breakpoint = this.isBreakpoint(w.step.lineNumber);
+      const breakpoint = this.isBreakpoint(w.step);
       if (this.pauseNext !== null || breakpoint) {
         const reason: StopReason = breakpoint ? 'breakpoint' : this.pauseNext!;
         this.pauseNext = null;

@@ -1,8 +1,9 @@
 /**
- * The Plan Graph webview panels, one per plan document. The graph comes from core
- * (`analyzePlan` + `planGraphData`) and is re-sent, debounced, as the plan is edited; statuses
- * come from the results store and are pushed live during a run. For an `#!english` script the
- * graph is the plan the model generated in the last run. Clicking a node reveals its line.
+ * The Plan Graph webview panels, one per plan document. The graph comes from the language
+ * server (`lightsop/planGraph`, through PlanFacts) and is asked again, debounced, as the plan is
+ * edited; statuses come from the results store and are pushed live during a run. For an
+ * `#!english` script the graph is the plan the model generated in the last run (graph-data.ts).
+ * Clicking a node reveals the line the server gave for it.
  *
  * The page is locked down: a nonce CSP, `localResourceRoots` limited to dist/, the script
  * loaded through `asWebviewUri`, and every incoming message checked (protocol.ts).
@@ -10,10 +11,11 @@
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { analyzePlan, isEnglishSource, planGraphData } from '@lightsop/core';
 import { isPlanDocument } from '../language';
+import type { PlanFacts } from '../plan-facts';
 import type { ResultsStore } from '../run/results';
 import { makeNonce } from '../webview-page';
+import { graphFromServer, graphOfGeneratedPlan, type PageGraph } from './graph-data';
 import { graphHtml } from './html';
 import { isFromWebview, type NodeState, type ToWebview } from './protocol';
 
@@ -26,6 +28,10 @@ interface PanelEntry {
   readonly uri: vscode.Uri;
   ready: boolean;
   timer: NodeJS.Timeout | null;
+  /** Counts graph requests, so that an answer that arrives after a newer one is dropped. */
+  asked: number;
+  /** The lines the nodes of the graph on the page reveal, by name. */
+  reveal: ReadonlyMap<string, number>;
 }
 
 export class GraphPanels implements vscode.Disposable {
@@ -35,6 +41,7 @@ export class GraphPanels implements vscode.Disposable {
   constructor(
     private readonly extensionUri: vscode.Uri,
     private readonly results: ResultsStore,
+    private readonly facts: PlanFacts,
     private readonly generatedPlan: (uri: string) => string | null,
     private readonly reveal: RevealLine,
   ) {
@@ -71,7 +78,7 @@ export class GraphPanels implements vscode.Disposable {
       retainContextWhenHidden: false,
     });
     panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'images', 'sop-file.svg');
-    const entry: PanelEntry = { panel, uri: doc.uri, ready: false, timer: null };
+    const entry: PanelEntry = { panel, uri: doc.uri, ready: false, timer: null, asked: 0, reveal: new Map() };
     this.panels.set(key, entry);
     panel.webview.html = graphHtml({
       cspSource: panel.webview.cspSource,
@@ -85,9 +92,10 @@ export class GraphPanels implements vscode.Disposable {
         entry.ready = true;
         this.sendGraph(entry);
       } else if (message.type === 'reveal') {
-        // An english script's nodes belong to the generated plan, whose lines are not this file's.
-        const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === key);
-        if (doc && !isEnglishSource(doc.getText().replace(/^\uFEFF/, ''))) void this.reveal(entry.uri, message.line);
+        // Only a node of the graph on the page, at the line the server gave for it (an english
+        // script's nodes belong to the generated plan and reveal nothing).
+        const line = entry.reveal.get(message.name);
+        if (line !== undefined) void this.reveal(entry.uri, line);
       }
     });
     panel.onDidDispose(() => {
@@ -112,36 +120,42 @@ export class GraphPanels implements vscode.Disposable {
   }
 
   private sendGraph(entry: PanelEntry): void {
+    this.sendGraphAsync(entry).catch(() => undefined);
+  }
+
+  private async sendGraphAsync(entry: PanelEntry): Promise<void> {
     if (!entry.ready) return;
     const doc = vscode.workspace.textDocuments.find((d) => d.uri.toString() === entry.uri.toString());
     if (!doc) return;
+    const asked = ++entry.asked;
     const title = path.basename(entry.uri.path);
-    let source = doc.getText().replace(/^\uFEFF/, '');
+    const outline = await this.facts.outline(doc);
+    let graph: PageGraph | null = null;
     let note: string | undefined;
-    let analysis = analyzePlan(source);
-    if (analysis.plan.english) {
+    if (outline?.english) {
       const generated = this.generatedPlan(entry.uri.toString());
       if (generated) {
-        source = generated;
-        analysis = analyzePlan(source);
+        graph = graphOfGeneratedPlan(generated);
         note = 'An #!english script: this is the plan the language model wrote in the last run.';
       } else {
         note = 'An #!english script: a language model writes its plan when it runs. Run it to see the plan here.';
       }
-    } else if (analysis.plan.declarations.length === 0) {
-      note = 'No declarations yet: a declaration starts with @name command.';
+    } else {
+      const answer = await this.facts.graph(doc);
+      // No answer: the plan changed meanwhile (its own request follows) or the server cannot say.
+      if (!answer) {
+        if (!(await this.facts.available()) && asked === entry.asked) this.post(entry, { type: 'graph', title, nodes: [], edges: [], note: 'The language server gives the graph; it is not running.', states: [] });
+        return;
+      }
+      graph = graphFromServer(answer);
+      if (graph.nodes.length === 0) note = 'No declarations yet: a declaration starts with @name command.';
     }
-    const data = planGraphData(analysis.symbols);
+    // A newer request was made while this one waited: its answer is the one to show.
+    if (asked !== entry.asked || !entry.ready) return;
+    entry.reveal = graph?.reveal ?? new Map();
     const states: NodeState[] = [...(this.results.get(entry.uri.toString())?.values() ?? [])]
       .map((s) => ({ name: s.name, status: s.status, value: s.value.slice(0, MAX_VALUE) }));
-    this.post(entry, {
-      type: 'graph',
-      title,
-      nodes: data.nodes.map((n) => ({ name: n.name, command: n.command, line: n.line, comment: n.comment })),
-      edges: data.edges.map((e) => ({ from: e.from, to: e.to })),
-      note,
-      states,
-    });
+    this.post(entry, { type: 'graph', title, nodes: graph?.nodes ?? [], edges: graph?.edges ?? [], note, states });
   }
 
   private post(entry: PanelEntry, message: ToWebview): void {

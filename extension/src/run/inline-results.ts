@@ -1,13 +1,14 @@
 /**
  * Each declaration's status and value shown after its header line once it settles (and "…"
  * while its command runs), as `after` decorations with the full value in the hover. Placed by
- * variable name on the declaration's current line, so the results follow the plan as it is
- * edited.
+ * variable name on the line where the language server's outline puts the declaration's `@name`
+ * for the editor's current version, so the results follow the plan as it is edited.
  */
 import * as vscode from 'vscode';
 import type { NodeStatus } from '../graph/protocol';
 import { isPlanDocument } from '../language';
-import { declarationsOf, isEnglishPlan } from '../plan-index';
+import type { PlanFacts } from '../plan-facts';
+import { inlineResultLines } from '../plan-outline';
 import { oneLine, STATUS_GLYPH, type ResultsStore } from './results';
 
 const COLORS: Record<NodeStatus, vscode.ThemeColor> = {
@@ -26,7 +27,7 @@ export class InlineResults implements vscode.Disposable {
   private readonly subscriptions: vscode.Disposable[] = [];
   private timer: NodeJS.Timeout | null = null;
 
-  constructor(private readonly results: ResultsStore) {
+  constructor(private readonly results: ResultsStore, private readonly facts: PlanFacts) {
     for (const [status, color] of Object.entries(COLORS) as [NodeStatus, vscode.ThemeColor][]) {
       this.types.set(status, vscode.window.createTextEditorDecorationType({
         after: { color, margin: '0 0 0 2.5em', fontStyle: status === 'running' ? 'italic' : 'normal' },
@@ -52,22 +53,26 @@ export class InlineResults implements vscode.Disposable {
 
   renderAll(): void {
     for (const editor of vscode.window.visibleTextEditors) {
-      if (isPlanDocument(editor.document)) this.render(editor);
+      if (isPlanDocument(editor.document)) void this.render(editor);
     }
   }
 
-  private render(editor: vscode.TextEditor): void {
+  private async render(editor: vscode.TextEditor): Promise<void> {
     const doc = editor.document;
+    const version = doc.version;
     const states = this.results.get(doc.uri.toString());
     const byStatus = new Map<NodeStatus, vscode.DecorationOptions[]>();
-    if (states && !isEnglishPlan(doc)) {
-      for (const d of declarationsOf(doc)) {
-        const s = states.get(d.name);
-        if (!s || s.status === 'pending') continue;
-        const line = doc.lineAt(d.line - 1);
+    const outline = states ? await this.facts.outline(doc) : null;
+    // An edit arrived meanwhile: its own render follows (onDidChangeTextDocument).
+    if (doc.isClosed || doc.version !== version) return;
+    if (states && outline) {
+      for (const [name, at] of inlineResultLines(outline)) {
+        const s = states.get(name);
+        if (!s || s.status === 'pending' || at >= doc.lineCount) continue;
+        const line = doc.lineAt(at);
         const label = s.status === 'running' ? `${STATUS_GLYPH.running} running` : `${STATUS_GLYPH[s.status]} ${s.status === 'success' ? '' : `${s.status}: `}${oneLine(s.value, MAX_INLINE)}`;
         const hover = new vscode.MarkdownString();
-        hover.appendMarkdown(`**@${d.name}**: ${s.status}\n\n`);
+        hover.appendMarkdown(`**@${name}**: ${s.status}\n\n`);
         if (s.value) hover.appendCodeblock(s.value.length > 4000 ? `${s.value.slice(0, 4000)}…` : s.value, 'text');
         const list = byStatus.get(s.status) ?? [];
         list.push({ range: new vscode.Range(line.range.end, line.range.end), hoverMessage: hover, renderOptions: { after: { contentText: label } } });

@@ -11,12 +11,15 @@
 import { createHash } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
-import { analyzePlan, isEnglishSource } from '@lightsop/core';
+import { isEnglishSource } from '@lightsop/core';
 import {
   ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor,
   dataText, type RunEvent,
 } from '@lightsop/runtime';
 import { getApiKey } from '../api-key';
+import type { PlanFacts } from '../plan-facts';
+import { errorLines } from '../plan-outline';
+import { displayPositionAt, textDocument } from '../positions';
 import { planSettings } from '../settings';
 import { diagnosticLine } from './format';
 import { loadPlanRegistry } from './plan-skills';
@@ -49,6 +52,7 @@ export class PlanRunner implements vscode.Disposable {
     private readonly secrets: vscode.SecretStorage,
     private readonly results: ResultsStore,
     private readonly output: vscode.OutputChannel,
+    private readonly facts: PlanFacts,
   ) {}
 
   dispose(): void {
@@ -74,16 +78,19 @@ export class PlanRunner implements vscode.Disposable {
       void vscode.window.showInformationMessage(`LightSOPLang: ${file} is already running; cancel it from its progress notification first.`);
       return { ran: false };
     }
+    // The language server says whether the plan has errors (with the skills it checks commands
+    // against), before any skills are loaded or a model is asked. Asked fresh: the skills may
+    // have changed since the outline of this version was last asked for.
+    const outline = await this.facts.outline(doc, true);
     const text = doc.getText().replace(/^\uFEFF/, '');
-    const english = isEnglishSource(text);
+    // Without the server (it did not start) the interpreter still refuses an invalid plan (its
+    // update validates first); only whether the text is an english script is read here.
+    const english = outline ? outline.english !== null : isEnglishSource(text);
 
     // An invalid plan runs nothing (6.2): say so and point at the Problems panel.
-    if (!english) {
-      const errors = analyzePlan(text, { inputDeclared: false }).diagnostics.filter((d) => d.severity === 'error');
-      if (errors.length > 0) {
-        this.reportInvalid(file, errors.map((d) => diagnosticLine(file, d)));
-        return { ran: false };
-      }
+    if (outline && !english && outline.errors.length > 0) {
+      this.reportInvalid(file, errorLines(file, outline));
+      return { ran: false };
     }
 
     const settings = planSettings(doc.uri);
@@ -187,7 +194,10 @@ export class PlanRunner implements vscode.Disposable {
       return { ran: true, aborted: result.aborted, counts };
     } catch (error) {
       if (error instanceof PlanValidationError) {
-        this.reportInvalid(file, error.diagnostics.map((d) => diagnosticLine(file, d)));
+        // The interpreter validated `text` (no $input in Run Plan, and its own skills): its
+        // positions are converted on that text.
+        const positions = textDocument(text);
+        this.reportInvalid(file, error.diagnostics.map((d) => diagnosticLine(file, displayPositionAt(positions, d.range.start), d)));
       } else if (error instanceof ConfigurationError || error instanceof PlanGenerationError) {
         this.log(`[run] ${file}: ${error.message}`);
         void vscode.window.showErrorMessage(`LightSOPLang: ${error.message}`);

@@ -6,14 +6,16 @@
 import * as vscode from 'vscode';
 import type { NodeStatus } from '../graph/protocol';
 import { COMMANDS, isPlanDocument } from '../language';
-import { declarationsOf, isEnglishPlan } from '../plan-index';
+import type { PlanFacts } from '../plan-facts';
+import { headerLine } from '../plan-outline';
+import { displayPosition } from '../positions';
 import { oneLine, type ResultsStore } from './results';
 
 export interface VariableItem {
   readonly uri: vscode.Uri;
   readonly name: string;
-  /** 1-based line, or 0 when the variable has no line in this document (a generated plan). */
-  readonly line: number;
+  /** The 0-based editor line of its `@name`, or null when it has none in this document (a generated plan). */
+  readonly line: number | null;
   readonly status: NodeStatus;
   readonly value: string;
 }
@@ -35,7 +37,7 @@ export class VariablesView implements vscode.TreeDataProvider<VariableItem>, vsc
   private timer: NodeJS.Timeout | null = null;
   readonly view: vscode.TreeView<VariableItem>;
 
-  constructor(private readonly results: ResultsStore) {
+  constructor(private readonly results: ResultsStore, private readonly facts: PlanFacts) {
     this.view = vscode.window.createTreeView('lightsop.variables', { treeDataProvider: this, showCollapseAll: false });
     this.track(vscode.window.activeTextEditor);
     this.subscriptions.push(
@@ -67,17 +69,20 @@ export class VariablesView implements vscode.TreeDataProvider<VariableItem>, vsc
     }, ms);
   }
 
-  getChildren(element?: VariableItem): VariableItem[] {
+  async getChildren(element?: VariableItem): Promise<VariableItem[]> {
     if (element || !this.document) return [];
     const doc = this.document;
     const uri = doc.uri;
+    const outline = await this.facts.outline(doc);
     const states = this.results.get(uri.toString());
-    if (isEnglishPlan(doc)) {
-      return [...(states?.values() ?? [])].map((s) => ({ uri, name: s.name, line: 0, status: s.status, value: s.value }));
+    // An #!english script's variables belong to the generated plan; without the server's
+    // outline, the variables of the last run are all there is to show.
+    if (!outline || outline.english) {
+      return [...(states?.values() ?? [])].map((s) => ({ uri, name: s.name, line: null, status: s.status, value: s.value }));
     }
-    return declarationsOf(doc).map((d) => {
+    return outline.declarations.map((d) => {
       const s = states?.get(d.name);
-      return { uri, name: d.name, line: d.line, status: s?.status ?? 'pending', value: s?.value ?? '' };
+      return { uri, name: d.name, line: headerLine(d), status: s?.status ?? 'pending', value: s?.value ?? '' };
     });
   }
 
@@ -88,11 +93,11 @@ export class VariablesView implements vscode.TreeDataProvider<VariableItem>, vsc
     t.iconPath = ICONS[item.status];
     t.id = `${item.uri.toString()}#${item.name}`;
     const tip = new vscode.MarkdownString();
-    tip.appendMarkdown(`**@${item.name}**${item.line ? ` (line ${item.line})` : ''}: ${status}\n\n`);
+    tip.appendMarkdown(`**@${item.name}**${item.line !== null ? ` (line ${displayPosition({ line: item.line, character: 0 }).line})` : ''}: ${status}\n\n`);
     if (item.value) tip.appendCodeblock(item.value.length > 4000 ? `${item.value.slice(0, 4000)}…` : item.value, 'text');
     t.tooltip = tip;
     t.contextValue = `lightsopVariable.${item.status}`;
-    if (item.line > 0) {
+    if (item.line !== null) {
       t.command = { command: COMMANDS.revealVariable, title: 'Reveal Declaration', arguments: [item.uri, item.line] };
     }
     return t;

@@ -1,20 +1,15 @@
 /** Durations on the command line and in the environment: `30` (seconds), `30s`, `500ms`, `2m`. */
-
-/** The longest duration accepted: Node's timers cannot wait longer than 2^31 - 1 ms. */
-const MAX_MS = 24 * 24 * 3600 * 1000;
+import { parseDurationMs } from '@lightsop/core';
 
 /**
- * Parses a duration into milliseconds. Zero is refused unless `allowZero` (a zero timeout would
- * end a run before it starts), and so is anything above 24 days, which Node's timers would
- * silently turn into an immediate expiry.
+ * Parses a duration into milliseconds with core's parser (the config reads durations the same
+ * way), throwing a usage message when it is not one. Zero is refused unless `allowZero` (a zero
+ * timeout would end a run before it starts), and so is anything above 24 days.
  */
 export function parseDuration(value: string, options: { allowZero?: boolean } = {}): number {
-  const kind = options.allowZero ? 'duration' : 'positive duration';
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
-  const n = m ? Number(m[1]) : NaN;
-  const ms = !m ? NaN : m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
-  if (!Number.isFinite(ms) || (ms === 0 && !options.allowZero) || ms > MAX_MS) {
-    throw new Error(`expected a ${kind} such as 30, 30s, 500ms or 2m, of at most 24 days`);
+  const ms = parseDurationMs(value, options);
+  if (ms === null) {
+    throw new Error(`expected a ${options.allowZero ? 'duration' : 'positive duration'} such as 30, 30s, 500ms or 2m, of at most 24 days`);
   }
   return ms;
 }

@@ -4,7 +4,7 @@
  * stderr with the contract's exit code, never a stack trace (set LIGHTSOP_DEBUG=1 to see one).
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
-import { DIAGNOSTIC_CODES, parseDurationMs } from '@lightsop/core';
+import { DIAGNOSTIC_CODES } from '@lightsop/core';
 import { errorText } from '@lightsop/runtime';
 import pkg from '../package.json';
 import { chatCommand } from './commands/chat';
@@ -28,6 +28,12 @@ function durationOption(options: { allowZero?: boolean } = {}) {
       throw new InvalidArgumentError((error as Error).message);
     }
   };
+}
+
+function positiveInt(value: string): number {
+  const n = nonNegativeInt(value);
+  if (n === 0) throw new InvalidArgumentError('expected a positive integer');
+  return n;
 }
 
 function nonNegativeInt(value: string): number {
@@ -54,13 +60,6 @@ export function processIo(failureExit = 2): Io {
   };
 }
 
-/** `--llm-timeout`: as `--timeout` (30, 30s, 500ms, 2m), and more than zero. */
-function llmTimeout(value: string): number {
-  const ms = parseDurationMs(value);
-  if (ms === null) throw new InvalidArgumentError('expected a positive duration such as 30, 30s, 500ms or 2m');
-  return ms;
-}
-
 /** The LLM options `run` and `chat` share. */
 function addLlmOptions(command: Command, baseUrlHelp: string, modelHelp: string): Command {
   return command
@@ -70,7 +69,7 @@ function addLlmOptions(command: Command, baseUrlHelp: string, modelHelp: string)
       return value;
     })
     .option('--llm-model <name>', modelHelp)
-    .option('--llm-timeout <duration>', 'give up on a model request attempt after this long (default 2m; config "llm.timeout")', llmTimeout)
+    .option('--llm-timeout <duration>', 'give up on a model request attempt after this long (default 2m; config "llm.timeout")', durationOption())
     .option('--llm-retries <n>', 'retries of a failed model request: connection errors, timeouts, 429, 5xx (default 3; config "llm.retries")', nonNegativeInt);
 }
 
@@ -134,8 +133,43 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       return n;
     });
   addLlmOptions(run, 'OpenAI-compatible endpoint for #!english plans', 'model for #!english plans')
+    .option('--redis <url>', 'run each command on the workers of a Redis queue (lightsop worker), e.g. redis://127.0.0.1:6379')
+    .option('--queue <name>', 'with --redis: the queue (default "lightsop")')
+    .option('--reconnect-timeout <duration>', 'with --redis: how long Redis may be unreachable before the run fails (default 30s)', durationOption())
     .action(async (plan: string, opts) => {
       result.code = await runCommand(plan, opts, io, signals);
+    });
+
+  program
+    .command('worker')
+    .description('run the jobs of a Redis queue with a skills module (commands for run --redis, whole plans for batch)')
+    .requiredOption('--redis <url>', 'Redis URL, e.g. redis://127.0.0.1:6379 (password: LIGHTSOP_REDIS_PASSWORD)')
+    .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
+    .option('--concurrency <n>', 'jobs run at once by this process (default 1)', positiveInt)
+    .option('--queue <name>', 'the queue (default "lightsop")')
+    .option('--stall-timeout <duration>', 'a job whose worker stops renewing its lock this long goes to another worker (default 30s)', durationOption())
+    .option('--shutdown-timeout <duration>', 'on SIGTERM, how long running jobs may finish before they are returned to the queue (default 30s)', durationOption())
+    .option('--health-interval <duration>', 'period of the health line in the log (default 30s)', durationOption())
+    .action(async (opts) => {
+      const { workerCommand } = await import('./commands/worker');
+      result.code = await workerCommand(opts, io, workerHost);
+    });
+
+  program
+    .command('batch')
+    .description('run a plan once per line of a JSON Lines file on the workers of a Redis queue')
+    .argument('<plan>', 'the plan file')
+    .requiredOption('--inputs <file>', 'JSON Lines: one input per line (a JSON string is the input text; other JSON is passed as its JSON text)')
+    .requiredOption('--redis <url>', 'Redis URL, e.g. redis://127.0.0.1:6379 (password: LIGHTSOP_REDIS_PASSWORD)')
+    .requiredOption('--out <file>', 'results, one JSON line per input; a rerun skips the inputs that have one')
+    .option('--queue <name>', 'the queue (default "lightsop")')
+    .option('--timeout <duration>', 'stop each input\'s run after this long', durationOption())
+    .option('--max-pending <n>', 'most inputs queued in Redis at once (default 2000)', positiveInt)
+    .option('--reconnect-timeout <duration>', 'how long Redis may be unreachable before the batch stops (default 30s)', durationOption())
+    .option('--progress-interval <duration>', 'period of the progress line when stderr is not a terminal (default 5s)', durationOption())
+    .action(async (plan: string, opts) => {
+      const { batchCommand } = await import('./commands/batch');
+      result.code = await batchCommand(plan, opts, io, batchHost);
     });
 
   const chat = program
@@ -179,6 +213,36 @@ const chatHost = {
   onInterrupt(handler: () => void) {
     process.on('SIGINT', handler);
     return () => void process.off('SIGINT', handler);
+  },
+  exit(code: number) {
+    process.exit(code);
+  },
+};
+
+const workerHost = {
+  onStop(handler: (signal: string) => void) {
+    process.on('SIGTERM', () => handler('SIGTERM'));
+    process.on('SIGINT', () => handler('SIGINT'));
+  },
+  exit(code: number) {
+    process.exit(code);
+  },
+};
+
+const batchHost = {
+  get stderrIsTTY() {
+    return Boolean(process.stderr.isTTY);
+  },
+  get stderrColumns() {
+    return process.stderr.columns || 80;
+  },
+  onInterrupt(handler: () => void) {
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
   },
   exit(code: number) {
     process.exit(code);

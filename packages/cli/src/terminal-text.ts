@@ -86,7 +86,15 @@ export function terminalText(text: string, options: TerminalTextOptions = {}): s
  * any JSON reader decodes to the same value.
  */
 export function jsonLine(value: unknown): string {
-  return JSON.stringify(value).replace(UNSAFE, (ch) => {
+  return escapeJsonText(JSON.stringify(value));
+}
+
+/**
+ * JSON text with the characters `JSON.stringify` leaves raw (DEL, C1, bidi, invisible) written as
+ * `\uXXXX` escapes. They can only occur inside JSON strings, so the JSON reads back the same.
+ */
+export function escapeJsonText(json: string): string {
+  return json.replace(UNSAFE, (ch) => {
     let out = '';
     for (let i = 0; i < ch.length; i++) out += `\\u${ch.charCodeAt(i).toString(16).padStart(4, '0')}`;
     return out;

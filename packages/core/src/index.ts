@@ -19,3 +19,4 @@ export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type G
 export { parseSkillsJson, describeSkillsExport, listedCommands, SkillsDescriptionError, type ListedCommand } from './skills/description';
 export { signatureOf } from './signature';
 export { parseConfigText, parseDurationMs, CONFIG_FILE, type ParsedConfig, type WorkspaceConfig, type ConfigProblem, type ConfigProblemCode, type OffsetSpan } from './config/parse-config';
+export { redactSecrets, hasUrlCredentials } from './text/redact';

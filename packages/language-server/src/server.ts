@@ -56,12 +56,13 @@ import { getFormattingEdits } from './features/formatting';
 import { getDocumentHighlights } from './features/highlights';
 import { getHover } from './features/hover';
 import { getPlanGraph } from './features/plan-graph';
+import { getPlanOutline } from './features/plan-outline';
 import { getReferences } from './features/references';
 import { getRenameEdits, prepareRename, RenameRefusedError } from './features/rename';
 import { getSelectionRanges } from './features/selection-ranges';
 import { getSemanticTokens, SEMANTIC_TOKENS_LEGEND } from './features/semantic-tokens';
 import { autoDelay, DebounceTimers } from './scheduler';
-import { PlanGraphRequest, SetSkillsNotification, SetTrustedNotification, type LightsopInitializationOptions } from './shared-protocol';
+import { PlanGraphRequest, PlanOutlineRequest, SetSkillsNotification, SetTrustedNotification, type LightsopInitializationOptions } from './shared-protocol';
 import { PositionMap, toLspConfigDiagnostic } from './to-lsp';
 import { Workspace } from './workspace';
 
@@ -379,6 +380,7 @@ export function createServer(connection: Connection): LightsopServer {
   onDocument(CodeActionRequest.type, [], (p) => isRange(p.range) && (p.context === undefined || p.context === null || isRecord(p.context)),
     (doc, p) => getCodeActions(doc, p.range, { only: Array.isArray(p.context?.only) ? p.context.only : undefined, versioned: versionedEdits() }));
   onDocument(PlanGraphRequest, null, any, (doc) => getPlanGraph(doc));
+  onDocument(PlanOutlineRequest, null, any, (doc) => getPlanOutline(doc));
 
   documents.listen(connection);
 

@@ -49,3 +49,37 @@ export interface PlanGraphResult {
   readonly edges: readonly { readonly from: string; readonly to: string }[];
 }
 export const PlanGraphRequest = new RequestType<PlanGraphParams, PlanGraphResult | null, void>('lightsop/planGraph');
+
+/**
+ * `lightsop/planOutline`: what a client needs to know about an open plan to place its own UI
+ * (CodeLens, inline results, a variables view, "run up to here") and to refuse running it, in
+ * the client's positions: its declarations, whether it is an `#!english` script, and its errors.
+ * Null for a document that is not an open plan.
+ */
+export interface PlanOutlineParams {
+  readonly textDocument: { readonly uri: string };
+}
+export interface PlanOutlineDeclaration {
+  readonly name: string;
+  readonly command: string | null;
+  /** The `@name` token. */
+  readonly nameRange: Range;
+  /** The whole block: the header to the last line of its continuation or here-doc. */
+  readonly range: Range;
+}
+export interface PlanOutlineError {
+  readonly code: string;
+  readonly message: string;
+  readonly range: Range;
+}
+export interface PlanOutlineResult {
+  /** The document version the outline was computed from. */
+  readonly version: number;
+  /** The `#!english` header line of an english script (whose plan a model writes), else null. */
+  readonly english: Range | null;
+  /** The declarations that can run: the first of each name (spec 4.3), in source order. */
+  readonly declarations: readonly PlanOutlineDeclaration[];
+  /** The plan's errors, as its diagnostics report them, in check order. */
+  readonly errors: readonly PlanOutlineError[];
+}
+export const PlanOutlineRequest = new RequestType<PlanOutlineParams, PlanOutlineResult | null, void>('lightsop/planOutline');

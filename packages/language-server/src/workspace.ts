@@ -243,7 +243,7 @@ export class Workspace {
     let skillsPath: string | null = null;
     if (text !== null) {
       const parsed = parseConfigText(text);
-      problems.push(...parsed.problems);
+      for (const problem of parsed.problems) problems.push(problem);
       const config = parsed.config;
       if (config?.skills && this.skillsOverride === null) {
         skillsPath = path.resolve(folder.path, config.skills);

@@ -19,7 +19,7 @@ export {
 export {
   OpenAiCompatibleAgent, DEFAULT_LLM_RETRIES, DEFAULT_LLM_TIMEOUT_MS, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings,
 } from './llm/openai-agent';
-export { redactSecrets, hasUrlCredentials } from './llm/redact';
+export { redactSecrets, hasUrlCredentials } from '@lightsop/core';
 export * from './agent';
 export * from './stdlib';
 export { createSessionAgent, parseInterpretation, type SessionAgentOptions } from './llm/session-agent';

@@ -685,7 +685,7 @@ export class Interpreter {
         const a = e.args[i]!;
         const value = a.kind === 'literal' ? a.value : this.table.get(a.name)!.value.data;
         args[i] = value;
-        raw += ' ' + (value === null || value === undefined ? '' : textOf(value));
+        raw = appendToRaw(raw, value === null || value === undefined ? '' : textOf(value));
       }
       try {
         this.monitor.beforeExecuteCommand(e.command, raw);
@@ -944,6 +944,31 @@ function acceptResult(variable: string, result: unknown): Value | null {
     else if (typeof cause === 'object') value.rootCause = { ...cause };
   }
   return value;
+}
+
+/** How much of an argument `raw` keeps when the whole text would be too long for one string. */
+const RAW_KEPT_WHEN_CUT = 1 << 20;
+
+/**
+ * `raw` plus one argument. When the text would be longer than V8's longest string (arguments of
+ * hundreds of millions of characters), the argument is cut with a marker instead of the run
+ * crashing with "Invalid string length"; the command still receives every argument whole.
+ */
+function appendToRaw(raw: string, text: string): string {
+  try {
+    return raw + ' ' + text;
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    const marker = `… [cut by lightsop: ${text.length} characters; the whole command text is too long for one string]`;
+    for (const kept of [RAW_KEPT_WHEN_CUT, 0]) {
+      try {
+        return raw + ' ' + text.slice(0, kept) + marker;
+      } catch {
+        // raw itself is nearly as long as a string can be: keep less, or nothing more.
+      }
+    }
+    return raw;
+  }
 }
 
 function rootCauseOf(e: Entry): RootCause {

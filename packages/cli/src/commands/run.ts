@@ -18,10 +18,12 @@ import { formatSeconds } from '../duration';
 import { CliError } from '../errors';
 import { expandPaths, readPlanFile, stripBom } from '../files';
 import { exitAfterOutput, leaveWorkBehind, onIdle } from '../idle';
+import { writeRunJson } from '../formats/run-json';
+import { openRemoteRun, type RemoteRun } from '../distributed';
 import type { Io } from '../io';
 import { createLlmAgent, resolveLlm, type LlmFlags } from '../llm';
 import { loadSkills, skillsPathFor } from '../skills';
-import { jsonLine, oneLine as terminalLine, terminalText } from '../terminal-text';
+import { escapeJsonText, jsonLine, oneLine as terminalLine, terminalText } from '../terminal-text';
 
 export interface RunOptions extends LlmFlags {
   readonly skills?: string;
@@ -31,6 +33,10 @@ export interface RunOptions extends LlmFlags {
   /** After --timeout or Ctrl-C, how long (ms) commands get to stop before they are given up on. */
   readonly grace?: number;
   readonly concurrency?: number;
+  /** Run the commands on the workers of this Redis (docs/scale-out.md). */
+  readonly redis?: string;
+  readonly queue?: string;
+  readonly reconnectTimeout?: number;
 }
 
 const USAGE = 3;
@@ -84,7 +90,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     }
   }
 
-  const skillsPath = skillsPathFor(options.skills, dir, io.cwd);
+  const skillsPath = options.redis ? undefined : skillsPathFor(options.skills, dir, io.cwd);
   let registry = EMPTY_REGISTRY;
   if (skillsPath) {
     const loaded = await loadSkills(skillsPath, USAGE, io.cwd);
@@ -104,6 +110,10 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   if (inputSupplied && /^\s*@input(\s|$)/m.test(text)) {
     io.stderr(`lightsop: warning: ${terminalText(file.display)} declares @input and --input is given; @input takes the input's value and its command does not run\n`);
   }
+
+  // With --redis the commands run on the workers; nothing of the distributed runner loads otherwise.
+  const remote: RemoteRun | null = options.redis ? await openRemoteRun({ ...options, redis: options.redis }, io) : null;
+  if (remote) registry = remote.registry;
 
   const live = io.isTTY && !options.json;
   const c = pc.createColors(io.color);
@@ -201,9 +211,9 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
     const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
     if (options.json) {
-      io.stdout(jsonLine({ variables, failures, commands }) + '\n');
+      writeRunJson(io.stdout, { variables: Object.entries(variables), failures, commands }, escapeJsonText);
     } else {
-      io.stdout(summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null, columns: io.isTTY ? io.columns || 80 : null, board }));
+      for (const piece of summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null, columns: io.isTTY ? io.columns || 80 : null, board })) io.stdout(piece);
     }
     for (const left of leftRunning) io.stderr(`lightsop: @${left.name} ${left.reason}${left.status === 'canceled' ? '; it was left running' : ''}\n`);
     if (aborted) io.stderr(`lightsop: ${timedOut ? `timed out after ${options.timeout} ms` : 'interrupted'}; the results above are what finished\n`);
@@ -241,10 +251,18 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     throw error;
   } finally {
     cleanUp();
+    await remote?.close();
   }
   // The results are already printed and the process is exiting (a second Ctrl-C, a stuck run).
   if (exitingWith !== null) return exitingWith;
-  return report(commands, aborted);
+  const code = report(commands, aborted);
+  // Redis was lost for good: what finished is printed, and the run is an error, never a success.
+  const lost = remote?.failure();
+  if (lost) {
+    io.stderr(`lightsop: ${terminalText(lost.message)}; the results above are what finished\n`);
+    return USAGE;
+  }
+  return code;
 }
 
 type Colors = ReturnType<typeof pc.createColors>;
@@ -255,6 +273,16 @@ function glyph(status: string, c: Colors): string {
   if (status === 'canceled') return c.yellow('⊘');
   return c.dim('○');
 }
+
+/** The width of the `@name` column: the longest name, at most 24 (a loop: a plan can have 200k names). */
+function nameColumnWidth(names: readonly string[]): number {
+  let width = 0;
+  for (const name of names) width = Math.max(width, name.length + 1);
+  return Math.min(24, width);
+}
+
+/** Rows per piece of the summary: the text of 200k rows is written in parts, never joined whole. */
+const SUMMARY_ROWS_PER_CHUNK = 10_000;
 
 const stringify = configureStringify({ bigint: true, circularValue: '[Circular]', deterministic: false });
 
@@ -298,9 +326,15 @@ function shownText(value: Value): string {
  * to its width. Each failure whose reason its row (or the board's) could not show as it is, being
  * cut or spread over lines, is printed in full below the rows.
  */
-function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, options: { rows: boolean; columns: number | null; board: LiveBoard | null }): string {
-  const width = Math.min(24, Math.max(0, ...rows.map((r) => r.name.length + 1)));
-  const out: string[] = [];
+function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, options: { rows: boolean; columns: number | null; board: LiveBoard | null }): string[] {
+  const width = nameColumnWidth(rows.map((r) => r.name));
+  const pieces: string[] = [];
+  let out: string[] = [];
+  // Rows are written in pieces of SUMMARY_ROWS_PER_CHUNK: the text of 200k rows is never joined whole.
+  const flush = () => {
+    if (out.length > 0) pieces.push(out.join('\n') + '\n');
+    out = [];
+  };
   const whole = new Set<string>();
   // After a live board the rows are already on the screen: only the answer and the totals follow.
   for (const r of options.rows ? rows : []) {
@@ -309,6 +343,7 @@ function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, 
     const shown = oneLine(full, options.columns === null ? Infinity : Math.max(20, options.columns - 3 - head.length));
     if (shown === full) whole.add(r.name);
     out.push(`${glyph(r.value.status, c)} ${head}${shown}`);
+    if (out.length >= SUMMARY_ROWS_PER_CHUNK) flush();
   }
   const failed = rows.filter((r) => r.value.status === 'fail' && !(options.board ? options.board.showedWhole(r.name) : whole.has(r.name)));
   if (failed.length > 0) {
@@ -318,9 +353,16 @@ function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, 
   }
   const count = (s: string) => rows.filter((r) => r.value.status === s).length;
   const answer = answerOf(rows);
-  if (answer) out.push('', c.bold('Answer:'), terminalText(shownText(answer.value), { multiline: true }), '');
+  if (answer) {
+    // The answer is a piece of its own: an answer of hundreds of millions of characters is
+    // printed whole and never concatenated with the rows.
+    out.push('', c.bold('Answer:'));
+    flush();
+    pieces.push(terminalText(shownText(answer.value), { multiline: true }), '\n\n');
+  }
   out.push(`${rows.length} variable${rows.length === 1 ? '' : 's'}: ${count('success')} succeeded, ${count('fail')} failed, ${count('canceled')} canceled, ${count('undefined')} not run (${ms} ms)`);
-  return out.join('\n') + '\n';
+  flush();
+  return pieces;
 }
 
 /**
@@ -373,7 +415,7 @@ class LiveBoard {
 
   private draw(): void {
     const c = this.c;
-    const width = Math.min(24, Math.max(0, ...this.names.map((n) => n.length + 1)));
+    const width = nameColumnWidth(this.names);
     const columns = Math.max(40, (this.io.columns || 80) - 1);
     let out = this.drawn > 0 ? `\x1b[${this.drawn}A` : '';
     for (const name of this.names) {

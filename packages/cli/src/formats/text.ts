@@ -45,7 +45,7 @@ export function formatText(reports: readonly FileReport[], options: TextOptions)
       if (options.frames) {
         out.push(`${severityLabel(d, c)}${c.bold(`[${d.code}]`)}${c.bold(': ' + d.message)}`);
         out.push(`  ${c.blue('-->')} ${where}`);
-        out.push(...frame(r.source, d, c).map((l) => ' ' + l));
+        for (const line of frame(r.source, d, c)) out.push(' ' + line);
         for (const rel of d.related ?? []) out.push(`  ${c.blue('=')} ${rel.message} (${r.file}:${rel.range.line}:${rel.range.column})`);
         out.push('');
       } else {

@@ -49,18 +49,26 @@ interface FieldLocation {
 const KEYS = ['skills', 'plans', 'llm'];
 const LLM_KEYS = ['baseUrl', 'model', 'timeout', 'retries'];
 
+/** The longest duration accepted: Node's timers cannot wait longer than 2^31 - 1 ms (~24.8 days). */
+export const MAX_DURATION_MS = 24 * 24 * 3600 * 1000;
+
 /**
- * A duration as the CLI's flags write it: seconds as a number, or a string with `ms`, `s` or `m`
- * (`"30s"`, `"500ms"`, `"2m"`). Null when it is not one, or not positive.
+ * A duration as the CLI's flags and the config write it: seconds as a number, or a string with
+ * `ms`, `s` or `m` (`"30s"`, `"500ms"`, `"2m"`). Null when it is not one, when it is zero (unless
+ * `allowZero`), or when it is longer than 24 days, which Node's timers would silently turn into an
+ * immediate expiry. The one duration parser of the toolchain.
  */
-export function parseDurationMs(value: unknown): number | null {
-  if (typeof value === 'number') return Number.isFinite(value) && value > 0 ? value * 1000 : null;
-  if (typeof value !== 'string') return null;
-  const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
-  if (!m) return null;
-  const n = Number(m[1]);
-  const ms = m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
-  return ms > 0 && Number.isFinite(ms) ? ms : null;
+export function parseDurationMs(value: unknown, options: { allowZero?: boolean } = {}): number | null {
+  let ms: number;
+  if (typeof value === 'number') ms = value * 1000;
+  else if (typeof value === 'string') {
+    const m = /^(\d+(?:\.\d+)?)(ms|s|m)?$/.exec(value.trim());
+    if (!m) return null;
+    const n = Number(m[1]);
+    ms = m[2] === 'ms' ? n : m[2] === 'm' ? n * 60_000 : n * 1000;
+  } else return null;
+  if (!Number.isFinite(ms) || ms < 0 || (ms === 0 && !options.allowZero) || ms > MAX_DURATION_MS) return null;
+  return ms;
 }
 
 /** True when an http(s) URL carries a user name or password: keys belong in the environment. */

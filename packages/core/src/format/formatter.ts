@@ -5,6 +5,7 @@
  * line endings. Multi-line text, here-docs, stray lines, english scripts and headers with syntax
  * errors are kept byte for byte. Formatting is idempotent.
  */
+import type { Declaration } from '../ast';
 import { findInlineComment, LineClass, scanLines } from '../syntax/lines';
 import { parsePlan } from '../syntax/build-ast';
 import { isBlankSlice, trimEnd } from '../text/characters';
@@ -34,9 +35,14 @@ export function formatPlan(source: string, options: FormatOptions = {}): string 
 
   const blank = (n: number) => isBlankSlice(source, lines.start[n]!, lines.end[n]!);
   const declLines = plan.declarations.map((d) => d.lineNumber - 1);
-  const firstBlockStart = plan.declarations.length > 0
-    ? Math.min(declLines[0]!, ...plan.declarations[0]!.comments.filter((c) => !c.inline).map((c) => c.range.line - 1))
-    : lines.count;
+  // The first line of a declaration's block: its header or its first attached comment line. A
+  // loop, not Math.min(...comments): a declaration can have more comments than a call has arguments.
+  const blockStart = (d: Declaration): number => {
+    let first = d.lineNumber - 1;
+    for (const c of d.comments) if (!c.inline && c.range.line - 1 < first) first = c.range.line - 1;
+    return first;
+  };
+  const firstBlockStart = plan.declarations.length > 0 ? blockStart(plan.declarations[0]!) : lines.count;
 
   // Preamble: comments and blank lines are normalised, stray text is kept.
   for (let n = 0; n < firstBlockStart; n++) {
@@ -47,7 +53,7 @@ export function formatPlan(source: string, options: FormatOptions = {}): string 
     const n = declLines[i]!;
     for (const c of d.comments) if (!c.inline) role[c.range.line - 1] = Role.Comment;
     const next = plan.declarations[i + 1];
-    const blockEnd = next ? Math.min(next.lineNumber - 1, ...next.comments.filter((c) => !c.inline).map((c) => c.range.line - 1)) : lines.count;
+    const blockEnd = next ? blockStart(next) : lines.count;
     // Blank lines at the edges of the continuation carry no meaning.
     let first = n + 1;
     let last = blockEnd - 1;

@@ -30,28 +30,40 @@ export interface PlanGraph {
 /** Builds the dependency graph: one node per declared name, an edge from each dependency to its user. */
 export function buildPlanGraph(symbols: Symbols): Graph<unknown, GraphNode, GraphEdge> {
   const g = new Graph<unknown, GraphNode, GraphEdge>({ directed: true });
+  const data = planGraphData(symbols);
   const ids = new Map<string, string>();
-  let i = 0;
-  for (const [name, d] of symbols.declarations) {
-    const id = `n${i++}`;
-    ids.set(name, id);
-    g.setNode(id, { id, name, command: d.command?.name ?? null, line: d.lineNumber, comment: d.comment });
+  for (const n of data.nodes) {
+    ids.set(n.name, n.id);
+    g.setNode(n.id, n);
   }
-  for (const [name, d] of symbols.declarations) {
-    for (const dep of d.dependencies) {
-      const from = ids.get(dep);
-      if (from) g.setEdge(from, ids.get(name)!, { from: dep, to: name });
-    }
-  }
+  for (const e of data.edges) g.setEdge(ids.get(e.from)!, ids.get(e.to)!, e);
   return g;
 }
 
-/** The graph as plain data (stable order: declarations in source order). */
+/**
+ * The graph as plain data (stable order: declarations in source order, then each declaration's
+ * dependencies in order, each pair once). Built with maps rather than a graphlib graph, which
+ * costs seconds at 200k declarations.
+ */
 export function planGraphData(symbols: Symbols): PlanGraph {
-  const g = buildPlanGraph(symbols);
-  const nodes = g.nodes().map((id) => g.node(id)!);
-  const byId = new Map(nodes.map((n) => [n.id, n]));
-  const edges = g.edges().map((e) => ({ from: byId.get(e.v)!.name, to: byId.get(e.w)!.name }));
+  const nodes: GraphNode[] = [];
+  const index = new Map<string, number>();
+  for (const [name, d] of symbols.declarations) {
+    const id = `n${nodes.length}`;
+    index.set(name, nodes.length);
+    nodes.push({ id, name, command: d.command?.name ?? null, line: d.lineNumber, comment: d.comment });
+  }
+  const edges: GraphEdge[] = [];
+  const seen = new Set<number>();
+  for (const [name, d] of symbols.declarations) {
+    seen.clear();
+    for (const dep of d.dependencies) {
+      const from = index.get(dep);
+      if (from === undefined || seen.has(from)) continue;
+      seen.add(from);
+      edges.push({ from: dep, to: name });
+    }
+  }
   return { nodes, edges };
 }
 

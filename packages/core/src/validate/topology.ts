@@ -120,7 +120,9 @@ export function checkCycles(symbols: Symbols): Diagnostic[] {
   for (const members of components) {
     const set = new Set(members);
     if (members.length === 1 && !depLists[members[0]!]!.includes(members[0]!)) continue;
-    const first = Math.min(...members);
+    // A loop, not Math.min(...members): a component can have more members than a call has arguments.
+    let first = members[0]!;
+    for (const m of members) if (m < first) first = m;
     const decl = decls[first]!;
     const ref = decl.arguments.find((a): a is ReferenceArgument => a.kind === 'reference' && set.has(idx.get(a.name) ?? -1))!;
     const path = cyclePath(first, idx.get(ref.name)!, depLists, set).map((i) => decls[i]!.name);

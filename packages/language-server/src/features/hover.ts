@@ -9,9 +9,16 @@ import type { AnalyzedDocument } from '../documents';
 import { commandInfo } from './commands';
 import { excerpt, targetAt, type Target } from './locate';
 
+/** The longest run of backticks in the text (a loop: a text can hold 200k runs). */
+function longestBacktickRun(text: string): number {
+  let longest = 0;
+  for (const run of text.matchAll(/`+/g)) longest = Math.max(longest, run[0].length);
+  return longest;
+}
+
 /** Inline code that survives backticks inside the text. */
 export function inlineCode(text: string): string {
-  const longest = Math.max(0, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const longest = longestBacktickRun(text);
   const ticks = '`'.repeat(longest + 1);
   const pad = text.startsWith('`') || text.endsWith('`') || text === '' ? ' ' : '';
   return `${ticks}${pad}${text}${pad}${ticks}`;
@@ -19,7 +26,7 @@ export function inlineCode(text: string): string {
 
 /** A fenced code block that survives backtick runs inside the text. */
 export function codeBlock(text: string, language = 'lightsoplang'): string {
-  const longest = Math.max(2, ...(text.match(/`+/g) ?? []).map((r) => r.length));
+  const longest = Math.max(2, longestBacktickRun(text));
   const fence = '`'.repeat(longest + 1);
   return `${fence}${language}\n${text}\n${fence}`;
 }

@@ -21,7 +21,8 @@ function candidates(doc: AnalyzedDocument, offset: number): OffsetSpan[] {
   const decl = declarationAt(plan, offset);
   if (decl) {
     spans.push(decl.headerRange);
-    const headerEnd = Math.max(decl.headerRange.end, ...decl.comments.filter((c) => c.inline).map((c) => c.range.end));
+    let headerEnd = decl.headerRange.end;
+    for (const c of decl.comments) if (c.inline) headerEnd = Math.max(headerEnd, c.range.end);
     spans.push({ start: decl.headerRange.start, end: headerEnd });
     const attached = decl.comments.filter((c) => !c.inline);
     if (attached.length > 0) spans.push({ start: attached[0]!.range.start, end: attached[attached.length - 1]!.range.end });

@@ -3,7 +3,7 @@
  * and execution of a validated plan in a fresh interpreter, resolving (never rejecting) when the
  * signal aborts. A thin layer over `analyzePlan` and `Interpreter`.
  */
-import { analyzePlan } from '@lightsop/core';
+import { analyzePlan, type Declaration } from '@lightsop/core';
 import { Interpreter } from '../interpreter';
 import { DefaultExecutionMonitor, type ExecutionMonitor } from '../monitor';
 import type { CommandRegistry } from '../skills/registry';
@@ -64,7 +64,7 @@ export function createPlanRuntime(options: PlanRuntimeOptions = {}): PlanRuntime
       const blocks = analysis.plan.declarations.filter((d) => d.name !== '');
       return analysis.diagnostics.map((d) => {
         const out: PlanDiagnostic = { code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column };
-        const owner = blocks.find((b) => b.range.line <= d.range.line && d.range.line <= b.range.endLine);
+        const owner = declarationAtLine(blocks, d.range.line);
         if (owner) out.variable = owner.name;
         return out;
       });
@@ -72,6 +72,15 @@ export function createPlanRuntime(options: PlanRuntimeOptions = {}): PlanRuntime
 
     async execute(source, registry, { signal, onVariable, holdNewCommands }) {
       const commands = new Map<string, string>();
+      // The commands of declarations that never started (settled as undefined or canceled), read
+      // from the table once when first needed: a search per event would be quadratic.
+      let declared: Map<string, string> | null = null;
+      const commandOf = (name: string): string => {
+        const started = commands.get(name);
+        if (started !== undefined) return started;
+        declared ??= new Map(interpreter.entries().map((e) => [e.name, e.command]));
+        return declared.get(name) ?? '';
+      };
       const interpreter = new Interpreter({
         registry,
         executionMonitor: options.monitor ? options.monitor() : new DefaultExecutionMonitor(),
@@ -84,7 +93,7 @@ export function createPlanRuntime(options: PlanRuntimeOptions = {}): PlanRuntime
             onVariable({ variable: event.variable, command: event.command, state: 'running' });
           } else if (event.type === 'variable-settled') {
             const value = interpreter.getValue(event.variable);
-            const command = commands.get(event.variable) ?? interpreter.entries().find((e) => e.name === event.variable)?.command ?? '';
+            const command = commandOf(event.variable);
             onVariable({ variable: event.variable, command, state: event.status, value: value ? (value.status === 'success' ? value.data : dataText(value)) : event.value });
           }
         },
@@ -110,4 +119,24 @@ export function createPlanRuntime(options: PlanRuntimeOptions = {}): PlanRuntime
       return aborted ? { variables, failures, aborted: true } : { variables, failures };
     },
   };
+}
+
+/**
+ * The declaration whose lines contain `line`. Declarations are in source order and their line
+ * ranges do not overlap, so a binary search finds it: one search per diagnostic keeps validation
+ * linear in a plan's size (a linear search froze a session for minutes on 200k declarations).
+ */
+function declarationAtLine(blocks: readonly Declaration[], line: number): Declaration | undefined {
+  let lo = 0;
+  let hi = blocks.length - 1;
+  let found = -1;
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    if (blocks[mid]!.range.line <= line) {
+      found = mid;
+      lo = mid + 1;
+    } else hi = mid - 1;
+  }
+  const block = found === -1 ? undefined : blocks[found];
+  return block && line <= block.range.endLine ? block : undefined;
 }

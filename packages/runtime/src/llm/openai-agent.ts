@@ -9,7 +9,7 @@ import { setMaxListeners } from 'node:events';
 import { format } from 'node:util';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
 import type { LlmAgent, PromptOptions } from './agent';
-import { redactSecrets } from './redact';
+import { redactSecrets } from '@lightsop/core';
 
 /** Per request attempt, in milliseconds. */
 export const DEFAULT_LLM_TIMEOUT_MS = 120_000;
@@ -87,6 +87,8 @@ export class OpenAiCompatibleAgent implements LlmAgent {
     const baseURL = settings.baseUrl.replace(/\/+$/, '');
     this.endpoint = this.redact(baseURL);
     const write = settings.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
+    // The client's logger passes a few arguments per call: a bounded spread.
+    // eslint-disable-next-line no-restricted-syntax
     const line = (...args: unknown[]) => write(this.redact(format(...args)));
     this.client = new OpenAI({
       baseURL,

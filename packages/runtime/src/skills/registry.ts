@@ -5,6 +5,15 @@
 import { listedCommands, type SkillsDescription } from '@lightsop/core';
 import { textOf } from '../values';
 
+/**
+ * The idempotency key of a command run by a distributed worker (docs/scale-out.md): `id` is the
+ * same on every delivery of one logical execution, `attempt` counts the deliveries from 1.
+ */
+export interface JobKey {
+  readonly id: string;
+  readonly attempt: number;
+}
+
 /** What a command receives (6.4). */
 export interface CommandPayload {
   readonly command: string;
@@ -16,6 +25,11 @@ export interface CommandPayload {
   readonly commentLines: string[];
   /** Aborted when the run is aborted (6.12). */
   readonly signal?: AbortSignal;
+  /**
+   * Set when a `lightsop worker` runs the command: execution there is at least once, so a skill
+   * with side effects can use `job.id` to do them once.
+   */
+  readonly job?: JobKey;
 }
 
 /** A value record as commands see it (5.2); built by the responder. */

@@ -55,7 +55,7 @@ export async function resolveInWorkspace(root: string, target: unknown): Promise
   for (;;) {
     try {
       const real = await realpath(existing);
-      const full = missing.length > 0 ? path.join(real, ...missing.reverse()) : real;
+      const full = missing.length > 0 ? path.join(real, missing.reverse().join(path.sep)) : real;
       if (!isInside(base, full)) throw new WorkspacePathError(`${target} leads outside the workspace root (through a symbolic link)`);
       return full;
     } catch (error) {

@@ -1,8 +1,9 @@
 /**
  * Redaction of secrets from text that is about to be shown or logged: the configured API key
  * values, the credentials part of any URL (`scheme://user:password@host`) and bearer tokens.
- * This is the one redaction function of the toolchain: the OpenAI-compatible client applies it to
- * its errors and logs, and the CLI applies it at its output edge.
+ * This is the one redaction function of the toolchain (pure, so it lives in core): the
+ * OpenAI-compatible client applies it to its errors and logs, the CLI at its output edge, and the
+ * distributed workers and coordinator to everything they log.
  */
 
 /** Keys shorter than this are not looked for: replacing every "abc" in a text would hide more than it protects. */

@@ -1,0 +1,78 @@
+/**
+ * `lightsop lint` (and fmt, graph, a local run) never load BullMQ or ioredis: the distributed
+ * runner sits in a chunk of the CLI bundle that only `worker`, `batch` and `run --redis` import.
+ * A loader hook records every module the built CLI loads; the control case (`batch`) shows that
+ * the check does see BullMQ when it is loaded.
+ */
+import { spawnSync } from 'node:child_process';
+import { readFileSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ensureBuilt, repoRoot } from '../helpers/cli';
+import { BIN, removeTempDirs, tempDir } from './procs';
+
+const PRELOAD = pathToFileURL(path.join(__dirname, 'fixtures/record-modules.mjs')).href;
+// Strings found only in BullMQ's and ioredis' code.
+const MARKERS = ['Custom Id cannot be integers', 'Connection is closed.'];
+
+/** Runs the built CLI and returns what it exited with and the files of the modules it loaded. */
+function loadedBy(args: string[], cwd: string): { code: number; stderr: string; files: string[] } {
+  const log = path.join(tempDir('lightsop-modules-'), 'modules.txt');
+  writeFileSync(log, '');
+  const res = spawnSync(process.execPath, ['--import', PRELOAD, BIN, ...args], {
+    cwd,
+    encoding: 'utf8',
+    env: { ...process.env, NO_COLOR: '1', LIGHTSOP_MODULE_LOG: log },
+    timeout: 60_000,
+  });
+  const files = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
+  return { code: res.status ?? -1, stderr: res.stderr, files };
+}
+
+function loadsBullmq(files: string[]): boolean {
+  return files.some((f) => /[\\/](bullmq|ioredis)[\\/]/.test(f) || MARKERS.some((m) => readFileSync(f, 'utf8').includes(m)));
+}
+
+describe('the CLI loads BullMQ and ioredis only for distributed commands', () => {
+  let dir: string;
+  beforeAll(() => {
+    ensureBuilt();
+    dir = tempDir('lightsop-loading-');
+    writeFileSync(path.join(dir, 'plan.sop'), '@a assign hello\n@lastAnswer assign $a\n');
+  });
+  afterAll(() => removeTempDirs());
+
+  it('lint, fmt, graph and a local run do not load them', () => {
+    for (const args of [['lint', 'plan.sop'], ['fmt', 'plan.sop'], ['graph', 'plan.sop'], ['run', 'plan.sop', '--json']]) {
+      const res = loadedBy(args, dir);
+      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
+      expect(res.files.some((f) => f.startsWith(path.join(repoRoot, 'packages/cli/dist')))).toBe(true);
+      expect(loadsBullmq(res.files), `lightsop ${args.join(' ')} loaded BullMQ or ioredis`).toBe(false);
+    }
+  });
+
+  it('batch does (the control: the check sees them when they load)', () => {
+    writeFileSync(path.join(dir, 'inputs.jsonl'), '"x"\n');
+    const res = loadedBy(['batch', 'plan.sop', '--inputs', 'inputs.jsonl', '--out', 'out.jsonl', '--redis', 'redis://127.0.0.1:1'], dir);
+    expect(res.code).toBe(3);
+    expect(res.stderr).toMatch(/cannot reach Redis/);
+    expect(loadsBullmq(res.files)).toBe(true);
+  });
+});
+
+describe('the lint rule keeps the distributed runner out of core, runtime, language server and extension', () => {
+  it('flags an import of bullmq, ioredis or @lightsop/distributed there, and allows it in the CLI', async () => {
+    const { ESLint } = await import('eslint');
+    const eslint = new ESLint({ cwd: repoRoot });
+    const flagged = async (file: string, code: string) => {
+      const [result] = await eslint.lintText(code, { filePath: path.join(repoRoot, file) });
+      return result!.messages.some((m) => m.ruleId === 'no-restricted-imports' && /only the CLI loads the distributed runner/.test(m.message));
+    };
+    expect(await flagged('packages/core/src/x.ts', "import { Queue } from 'bullmq';\nexport const q = Queue;\n")).toBe(true);
+    expect(await flagged('packages/runtime/src/x.ts', "import { Redis } from 'ioredis';\nexport const r = Redis;\n")).toBe(true);
+    expect(await flagged('packages/language-server/src/x.ts', "import { startWorker } from '@lightsop/distributed';\nexport const s = startWorker;\n")).toBe(true);
+    expect(await flagged('extension/src/x.ts', "import { Worker } from 'bullmq';\nexport const w = Worker;\n")).toBe(true);
+    expect(await flagged('packages/cli/src/x.ts', "export const load = () => import('@lightsop/distributed');\n")).toBe(false);
+  }, 60_000);
+});
