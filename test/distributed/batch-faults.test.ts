@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/cli';
 import { startRedis, type RedisServer } from '../helpers/redis';
@@ -134,7 +135,14 @@ describe('lightsop batch: faults', () => {
 
     await redis.restart();
     writeFileSync(path.join(ws.dir, 'release'), '');
-    // The worker reconnects by itself; the rerun writes only what is missing.
+    // The worker reconnects by itself and announces itself again; the rerun, started once it
+    // has (a rerun before that finds no worker), writes only what is missing.
+    const control = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      await waitUntil('the worker to announce itself to the restarted Redis', async () => (await control.smembers('lightsop:gone:workers')).length > 0, 60_000);
+    } finally {
+      control.disconnect();
+    }
     const second = batch(ws, 'gone');
     expect(await second.exited).toBe(0);
     expect(second.stderr()).toContain(`${partial.length} of 300 inputs already have a result`);
