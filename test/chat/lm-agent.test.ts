@@ -69,17 +69,21 @@ describe('VsCodeLmAgent', () => {
 
   it('an aborted signal cancels the request token and rejects, even when the model keeps streaming', async () => {
     let release!: () => void;
+    let streaming!: () => void;
+    const midStream = new Promise<void>((resolve) => (streaming = resolve));
     const lm = fakeLm([{
       id: 'm', family: 'f',
       reply: () => (async function* () {
         yield 'part one ';
-        await new Promise<void>((resolve) => (release = resolve));
+        const paused = new Promise<void>((resolve) => (release = resolve));
+        streaming();
+        await paused;
         yield 'part two';
       })(),
     }]);
     const controller = new AbortController();
     const pending = new VsCodeLmAgent(lm.api).executePrompt('x', { signal: controller.signal });
-    while (!release) await new Promise((r) => setTimeout(r, 5));
+    await midStream;
     controller.abort('esc');
     release();
     await expect(pending).rejects.toThrow(/aborted/);

@@ -16,8 +16,19 @@ export default {
     throw new Error('unknown command ' + p.command);
   },
 };`;
+// \`slow\` and \`started\` honour ctx.signal, as skills should: an abort ends the wait at once.
+// \`started\` says on stderr that it is running, so a test can wait for that before it signals.
+// \`stubborn\` ignores the signal (its timer does not keep the process alive), for the grace.
 const slowModule = `
-export default { slow: { description: 'waits', run: async (args, ctx) => { await new Promise((r) => setTimeout(r, Number(args[0]))); return 'slept ' + args[0]; } },
+const wait = (ms, signal) => new Promise((resolve, reject) => {
+  const stop = () => { clearTimeout(timer); reject(new Error('stopped by the signal')); };
+  const timer = setTimeout(resolve, ms);
+  if (signal?.aborted) stop();
+  else signal?.addEventListener('abort', stop, { once: true });
+});
+export default { slow: { description: 'waits', run: async (args, ctx) => { await wait(Number(args[0]), ctx.signal); return 'slept ' + args[0]; } },
+                 started: { description: 'says it started, then waits until aborted', run: async (args, ctx) => { process.stderr.write('started ' + args.join(' ') + '\\n'); await wait(2 ** 31 - 1, ctx.signal); return 'never'; } },
+                 stubborn: { description: 'ignores the signal', run: (args) => new Promise((r) => setTimeout(() => r('late ' + args[0]), Number(args[0])).unref()) },
                  quick: { description: 'returns', run: (args) => 'quick ' + args.join(' ') } };`;
 
 describe('lightsop run', () => {
@@ -94,12 +105,12 @@ describe('lightsop run', () => {
   });
 
   it('--timeout aborts and still prints what finished', async () => {
-    const dir = tempTree({ 's.mjs': slowModule, 'p.sop': '@a quick x\n@b slow 5000\n@c quick $b\n' });
+    const dir = tempTree({ 's.mjs': slowModule, 'p.sop': '@a quick x\n@b stubborn 600000\n@c quick $b\n' });
     const res = await cli(['run', 'p.sop', '--skills', 's.mjs', '--json', '--timeout', '200ms'], { cwd: dir });
     const out = JSON.parse(res.stdout);
     expect(out.variables.a).toEqual({ status: 'success', value: 'quick x' });
-    // `slow` ignores the signal: after the grace it is canceled, never a late success (issue 10).
-    expect(out.variables.b).toEqual({ status: 'canceled', value: 'command slow canceled (did not stop within 2 s of the signal)' });
+    // `stubborn` ignores the signal: after the grace it is canceled, never a late success (issue 10).
+    expect(out.variables.b).toEqual({ status: 'canceled', value: 'command stubborn canceled (did not stop within 2 s of the signal)' });
     expect(out.variables.c.status).toBe('canceled');
     expect(res.stderr).toContain('timed out after 200 ms');
     expect(res.code).toBe(1);
@@ -115,21 +126,32 @@ describe('the built binary', () => {
   });
 
   it('Ctrl-C stops the run cleanly and prints what finished', async () => {
-    const dir = tempTree({ 's.mjs': slowModule, 'p.sop': '@a quick x\n@b slow 400\n@c slow 30000\n@d quick $c\n' });
+    // @c starts only once @a and @b have succeeded; it says so on stderr, and only then is the
+    // signal sent, however long the CLI takes to start on a busy machine.
+    const dir = tempTree({ 's.mjs': slowModule, 'p.sop': '@a quick x\n@b slow 10\n@c started $a $b\n@d quick $c\n' });
     const child = spawn(process.execPath, [path.join(repoRoot, 'packages/cli/bin/lightsop.js'), 'run', 'p.sop', '--skills', 's.mjs', '--json'], { cwd: dir });
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (d) => (stdout += d));
-    child.stderr.on('data', (d) => (stderr += d));
-    await new Promise((r) => setTimeout(r, 800));
+    child.stdout.setEncoding('utf8').on('data', (d) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d) => (stderr += d));
+    const closed = new Promise<number | null>((resolve) => child.on('close', resolve));
+    await new Promise<void>((resolve, reject) => {
+      child.stderr.on('data', () => {
+        if (stderr.includes('started quick x slept 10\n')) resolve();
+      });
+      void closed.then((code) => reject(new Error(`lightsop exited (${code}) before @c started: ${stderr}`)));
+    });
     child.kill('SIGINT');
-    const code = await new Promise((resolve) => child.on('close', resolve));
+    const code = await closed;
     expect(stderr).toContain('interrupted');
     expect(code).toBe(1);
     const out = JSON.parse(stdout);
-    expect(out.variables.a.status).toBe('success');
-    expect(out.variables.b).toEqual({ status: 'success', value: 'slept 400' });
-  }, 40000);
+    expect(out.variables.a).toEqual({ status: 'success', value: 'quick x' });
+    expect(out.variables.b).toEqual({ status: 'success', value: 'slept 10' });
+    expect(out.variables.c.status).not.toBe('success');
+    expect(out.variables.d.status).toBe('undefined');
+    expect(out.commands).toEqual(['quick x', 'slow 10', 'started quick x slept 10']);
+  }, 60000);
 
   it('runs an english plan against an OpenAI-compatible server configured by environment', async () => {
     server = await startLlmServer(() => '@a emit planned\n@lastAnswer final_answer $a');

@@ -2,7 +2,7 @@
 // tests: positional constructor, `await interpreter.ready`, `getVarValue`, `updateCode` re-runs.
 import { describe, expect, it } from 'vitest';
 import LightSOPLangInterpreter, { DefaultExecutionMonitor, cancelEuristic, createSuccessValue, createUndefinedValue } from '@lightsop/runtime/compat';
-import { checklistRegistry, createRegistry, delay, type ExecuteCommand } from './helpers';
+import { checklistRegistry, createRegistry, gate, settle, until, type ExecuteCommand } from './helpers';
 
 async function run(code: string, extra: Record<string, ExecuteCommand> = {}) {
   const { registry, history, payloads } = checklistRegistry(extra);
@@ -182,19 +182,22 @@ describe('execution', () => {
   });
 
   it('76: a declaration starts as soon as its own dependencies are done (dataflow)', async () => {
+    // @s settles only once @g has started: a scheduler that waited for it would never finish.
     const events: string[] = [];
+    const depStarted = gate();
     const { registry } = checklistRegistry({
       slow: async (_p, r) => {
-        await delay(300);
+        await depStarted.promise;
         events.push('slow settled');
         return r.success('s');
       },
       fast: async (_p, r) => {
-        await delay(10);
+        await settle();
         return r.success('f');
       },
       dep: (_p, r) => {
         events.push('dep started');
+        depStarted.open();
         return r.success('g');
       },
     });
@@ -209,18 +212,28 @@ describe('execution', () => {
   });
 
   it('78: below a failing and a canceling step, the outcome that settles last wins', async () => {
+    // The test releases one command, waits until its value is stored, then releases the other.
     const outcome = async (failFirst: boolean) => {
+      const release = { a: gate(), b: gate() };
+      let started = 0;
       const { registry } = checklistRegistry({
         slowFail: async (_p, r) => {
-          await delay(failFirst ? 5 : 40);
+          started++;
+          await release.a.promise;
           return r.fail('oops');
         },
         slowCancel: async (_p, r) => {
-          await delay(failFirst ? 40 : 5);
+          started++;
+          await release.b.promise;
           return r.cancel('nope');
         },
       });
       const interpreter = new LightSOPLangInterpreter('@a slowFail\n@b slowCancel\n@c combine $a $b', registry);
+      await until(() => started === 2, 'both commands to start');
+      const [first, second] = failFirst ? (['a', 'b'] as const) : (['b', 'a'] as const);
+      release[first].open();
+      await until(() => interpreter.variables.get(first)!.value.status !== 'undefined', `@${first} to settle`);
+      release[second].open();
       await interpreter.ready;
       return interpreter.getVarValue('c');
     };

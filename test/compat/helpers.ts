@@ -64,7 +64,21 @@ export function scriptedAgent(...answers: string[]): MockLLMAgent {
   return new MockLLMAgent((_prompt, i) => answers[Math.min(i, answers.length - 1)]);
 }
 
-export const delay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
 /** Resolves after pending promise callbacks and one macrotask have run. */
 export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** A promise with its resolve function, for commands that settle when a test says so. */
+export function gate(): { promise: Promise<void>; open(): void } {
+  let open!: () => void;
+  const promise = new Promise<void>((resolve) => (open = resolve));
+  return { promise, open };
+}
+
+/** Waits, one event-loop turn at a time, until the predicate holds; fails after `timeoutMs`. */
+export async function until(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
+  const start = Date.now();
+  while (!predicate()) {
+    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await settle();
+  }
+}

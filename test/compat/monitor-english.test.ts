@@ -2,7 +2,7 @@
 // statistics, and #!english scripts with an LLM agent object that has `executePrompt`.
 import { describe, expect, it } from 'vitest';
 import LightSOPLangInterpreter, { DefaultExecutionMonitor } from '@lightsop/runtime/compat';
-import { checklistRegistry, createRegistry, delay, MockLLMAgent, scriptedAgent, type ExecuteCommand } from './helpers';
+import { checklistRegistry, createRegistry, gate, MockLLMAgent, scriptedAgent, type ExecuteCommand } from './helpers';
 
 interface PromptEntry {
   prompt: string;
@@ -104,13 +104,25 @@ describe('execution monitor', () => {
   });
 
   it('Q19: a halt waits for the commands in flight and keeps their results', async () => {
+    // @a settles only after the monitor has refused @b (over the budget of one) and halted.
+    const halted = gate();
+    const monitor = new DefaultExecutionMonitor({ commandLimit: 1 });
+    const before = monitor.beforeExecuteCommand.bind(monitor);
+    monitor.beforeExecuteCommand = (command: string, raw: string) => {
+      try {
+        before(command, raw);
+      } catch (error) {
+        halted.open();
+        throw error;
+      }
+    };
     const { registry } = checklistRegistry({
       slow: async (_p, r) => {
-        await delay(30);
+        await halted.promise;
         return r.success('slow done');
       },
     });
-    const interpreter = new LightSOPLangInterpreter('@a slow\n@b emit 1', registry, { executionMonitor: new DefaultExecutionMonitor({ commandLimit: 1 }) });
+    const interpreter = new LightSOPLangInterpreter('@a slow\n@b emit 1', registry, { executionMonitor: monitor });
     await expect(interpreter.ready).rejects.toThrow('command budget exceeded (1)');
     expect(interpreter.getVarValue('a')).toBe('slow done');
     expect(interpreter.getVarValue('b')).toBe('undefined:definition changed');

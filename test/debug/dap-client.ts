@@ -71,7 +71,7 @@ export class DapClient {
   }
 
   /** Sends a request; resolves with its response (success or not) within `timeout` ms. */
-  request<R extends DebugProtocol.Response = DebugProtocol.Response>(command: string, args?: unknown, timeout = 5000): Promise<R> {
+  request<R extends DebugProtocol.Response = DebugProtocol.Response>(command: string, args?: unknown, timeout = 15000): Promise<R> {
     const seq = this.seq++;
     return new Promise<R>((resolve, reject) => {
       const timer = setTimeout(() => {
@@ -94,7 +94,7 @@ export class DapClient {
   }
 
   /** The first event named `name` (matching `pred`) not returned before; waits up to `timeout` ms. */
-  nextEvent<E extends DebugProtocol.Event = DebugProtocol.Event>(name: string, pred: (e: E) => boolean = () => true, timeout = 5000): Promise<E> {
+  nextEvent<E extends DebugProtocol.Event = DebugProtocol.Event>(name: string, pred: (e: E) => boolean = () => true, timeout = 15000): Promise<E> {
     const find = () => this.events.find((e) => !this.consumed.has(e) && e.event === name && pred(e as E)) as E | undefined;
     return new Promise<E>((resolve, reject) => {
       const check = () => {

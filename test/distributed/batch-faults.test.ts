@@ -6,6 +6,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/cli';
 import { startRedis, type RedisServer } from '../helpers/redis';
@@ -104,11 +105,13 @@ describe('lightsop batch: faults', () => {
 
   it('Redis restarted (without persistence) half way: the coordinator resubmits what Redis lost; every input once', async () => {
     const ws = workspace(600);
-    await worker(ws, 'restart');
-    await worker(ws, 'restart');
+    // Each worker pauses after 150 inputs, so Redis restarts with at least 300 inputs left.
+    await worker(ws, 'restart', [], { LIGHTSOP_TEST_PAUSE_AFTER: '150' });
+    await worker(ws, 'restart', [], { LIGHTSOP_TEST_PAUSE_AFTER: '150' });
     const run = batch(ws, 'restart');
     await waitUntil('a third of the results are written', () => lineCount(ws.out) >= 200, 120_000);
     await redis.restart();
+    writeFileSync(path.join(ws.dir, 'release'), '');
     expect(await run.exited).toBe(0);
     checkResults(ws, 600);
     expect(run.stderr()).toMatch(/reconnected to Redis/);
@@ -116,7 +119,8 @@ describe('lightsop batch: faults', () => {
 
   it('Redis gone for good: a clear error within the reconnect timeout, then a rerun resumes where it stopped', async () => {
     const ws = workspace(300);
-    await worker(ws, 'gone');
+    // The worker pauses after 60 inputs, so Redis goes away with at least 240 inputs left.
+    await worker(ws, 'gone', [], { LIGHTSOP_TEST_PAUSE_AFTER: '60' });
     const first = batch(ws, 'gone', ['--reconnect-timeout', '2s']);
     await waitUntil('some results are written', () => lineCount(ws.out) >= 50, 120_000);
     await redis.stop();
@@ -126,11 +130,19 @@ describe('lightsop batch: faults', () => {
     expect(first.stderr()).toMatch(/rerun the same command to go on/);
     const partial = jsonLines(ws.out);
     expect(partial.length).toBeGreaterThanOrEqual(50);
-    expect(partial.length).toBeLessThan(300);
+    expect(partial.length).toBeLessThanOrEqual(60);
     expect(new Set(partial.map((r) => r.id)).size).toBe(partial.length);
 
     await redis.restart();
-    // The worker reconnects by itself; the rerun writes only what is missing.
+    writeFileSync(path.join(ws.dir, 'release'), '');
+    // The worker reconnects by itself and announces itself again; the rerun, started once it
+    // has (a rerun before that finds no worker), writes only what is missing.
+    const control = new Redis(redis.url, { maxRetriesPerRequest: 1 });
+    try {
+      await waitUntil('the worker to announce itself to the restarted Redis', async () => (await control.smembers('lightsop:gone:workers')).length > 0, 60_000);
+    } finally {
+      control.disconnect();
+    }
     const second = batch(ws, 'gone');
     expect(await second.exited).toBe(0);
     expect(second.stderr()).toContain(`${partial.length} of 300 inputs already have a result`);

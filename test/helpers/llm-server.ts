@@ -18,8 +18,13 @@ export interface ScriptedReply {
   text?: string;
   /** An HTTP error status instead of a reply (e.g. 429, 500). */
   status?: number;
-  /** Wait before answering (the client may abort meanwhile). */
+  /** Wait this long before answering (for client timeouts; to stop a request in flight use `hold`). */
   delayMs?: number;
+  /**
+   * Never answer: the response stays open until the client closes it (an abort) or the server
+   * closes. For tests that stop a request in flight; they wait for `aborted` instead of a clock.
+   */
+  hold?: boolean;
   /** Tool calls for function-calling clients. */
   toolCalls?: { name: string; arguments: unknown }[];
   /** Extra response headers (e.g. `retry-after-ms` to make the client retry at once). */
@@ -32,6 +37,8 @@ export interface LlmServer {
   /** Base URL to give the client, ending in /v1. */
   readonly url: string;
   readonly requests: ChatRequest[];
+  /** Indices of the requests whose client closed the connection before the reply was sent. */
+  readonly aborted: number[];
   /** The last user message of each request. */
   prompts(): string[];
   close(): Promise<void>;
@@ -61,6 +68,7 @@ function completion(model: string, reply: ScriptedReply) {
 
 export async function startLlmServer(script: Script): Promise<LlmServer> {
   const requests: ChatRequest[] = [];
+  const aborted: number[] = [];
   const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404).end();
@@ -76,15 +84,18 @@ export async function startLlmServer(script: Script): Promise<LlmServer> {
     } catch (error) {
       reply = { status: 500, text: String(error) };
     }
-    if (reply.delayMs) {
+    if (reply.hold || reply.delayMs) {
       const closed = await new Promise<boolean>((resolve) => {
-        const timer = setTimeout(() => resolve(false), reply.delayMs);
+        const timer = reply.hold ? null : setTimeout(() => resolve(false), reply.delayMs);
         res.on('close', () => {
-          clearTimeout(timer);
+          if (timer) clearTimeout(timer);
           resolve(true);
         });
       });
-      if (closed) return;
+      if (closed) {
+        aborted.push(index);
+        return;
+      }
     }
     if (reply.status && reply.status >= 400) {
       res.writeHead(reply.status, { 'content-type': 'application/json', ...reply.headers }).end(JSON.stringify({ error: { message: reply.text ?? 'scripted error', type: 'server_error' } }));
@@ -108,6 +119,7 @@ export async function startLlmServer(script: Script): Promise<LlmServer> {
   return {
     url: `http://127.0.0.1:${port}/v1`,
     requests,
+    aborted,
     prompts: () => requests.map((r) => [...r.messages].reverse().find((m) => m.role === 'user')?.content ?? ''),
     close: () => new Promise<void>((resolve) => {
       server.closeAllConnections();

@@ -43,5 +43,3 @@ export async function runPlan(source: string, options: Partial<InterpreterOption
   const result = await interpreter.updateCode(source);
   return { interpreter, result, registry: registry as TestRegistry };
 }
-
-export const delay = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

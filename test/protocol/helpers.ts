@@ -23,7 +23,7 @@ import type {
 } from 'vscode-languageserver';
 import { createServer } from '@lightsop/language-server';
 
-export const DEFAULT_TIMEOUT_MS = 5000;
+export const DEFAULT_TIMEOUT_MS = 15000;
 
 /** Rejects when `promise` has not settled after `ms`. */
 export function withTimeout<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {

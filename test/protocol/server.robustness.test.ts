@@ -145,7 +145,7 @@ describe('robustness', () => {
     const hover = (id: string) => ({ jsonrpc: '2.0', id, method: 'textDocument/hover', params: { textDocument: { uri }, position: { line: 0, character: 1 } } });
     // One write: the server reads the request and its cancellation before it handles either.
     started.toServer.write(frame(hover('raw-1')) + frame({ jsonrpc: '2.0', method: '$/cancelRequest', params: { id: 'raw-1' } }) + frame(hover('raw-2')));
-    await withTimeout(got, 5000, 'raw responses');
+    await withTimeout(got, 15000, 'raw responses');
     tap.dispose();
     expect(responses.get('raw-1')!.error?.code).toBe(-32800);
     expect(responses.get('raw-2')!.error).toBeUndefined();

@@ -50,7 +50,7 @@ describe('lightsop-language-server --stdio', () => {
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     await client.shutdown();
     await client.connection.sendNotification('exit');
-    expect(await withTimeout(exited, 5000, 'the server to exit')).toBe(0);
+    expect(await withTimeout(exited, 15000, 'the server to exit')).toBe(0);
     expect(stderr).toBe('');
   });
 });

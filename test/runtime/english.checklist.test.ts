@@ -6,6 +6,7 @@ import { ConfigurationError, DefaultExecutionMonitor, Interpreter, OpenAiCompati
 import { stripFences } from '../../packages/runtime/src/english/prompt';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server';
 import { testRegistry } from '../helpers/registry';
+import { deferred } from '../helpers/sync';
 
 /** An agent that answers from a list and records the prompts it got. */
 function scriptedAgent(answers: (string | ((prompt: string) => string))[]) {
@@ -207,14 +208,21 @@ describe('#!english over HTTP with the OpenAI-compatible client', () => {
   });
 
   it('streams tokens when asked and can be aborted', async () => {
-    server = await startLlmServer((_req, i) => (i === 0 ? '@lastAnswer final_answer "streamed answer"' : { text: 'late', delayMs: 5000 }));
+    const reached = deferred();
+    server = await startLlmServer((_req, i) => {
+      if (i === 0) return '@lastAnswer final_answer "streamed answer"';
+      reached.resolve();
+      return { hold: true };
+    });
     const tokens: string[] = [];
     const agent = new OpenAiCompatibleAgent({ baseUrl: server.url, model: 'm', onToken: (t) => tokens.push(t) });
     expect(await agent.executePrompt('go')).toBe('@lastAnswer final_answer "streamed answer"');
     expect(tokens.length).toBeGreaterThan(1);
     const controller = new AbortController();
     const pending = agent.executePrompt('slow', { signal: controller.signal });
-    setTimeout(() => controller.abort(), 50);
+    // Abort once the request is at the server, which never answers it.
+    await reached.promise;
+    controller.abort();
     await expect(pending).rejects.toThrow();
   });
 });

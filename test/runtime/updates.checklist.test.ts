@@ -4,7 +4,8 @@ import { describe, expect, it } from 'vitest';
 import {
   DefaultExecutionMonitor, Interpreter, PlanValidationError, UnlimitedExecutionMonitor, cancelHeuristic, type RunEvent,
 } from '@lightsop/runtime';
-import { delay, runPlan, testRegistry } from '../helpers/registry';
+import { runPlan, testRegistry } from '../helpers/registry';
+import { deferred, nextTurn, type Deferred } from '../helpers/sync';
 
 async function session(extra = {}, options = {}) {
   const registry = testRegistry(extra);
@@ -118,6 +119,16 @@ describe('updates', () => {
     interpreter.setValue('a', 'success', '1');
     expect(await apply('@a emit 1\n@b combine $a x')).toEqual(['combine 1 x']);
   });
+  it('runAgain: after setValue, a run without an update runs the stale dependents and resets nothing', async () => {
+    const { interpreter, registry } = await session();
+    await interpreter.updateCode('@a emit 1\n@b combine $a x\n@lastAnswer emit done');
+    registry.log.length = 0;
+    expect((await interpreter.runAgain()).commands).toEqual([]);
+    interpreter.setValue('a', 'success', '2');
+    expect((await interpreter.runAgain()).commands).toEqual(['combine 2 x']);
+    expect(interpreter.getVarValue('b')).toBe('2+x');
+    expect(registry.log).toEqual(['combine 2 x']);
+  });
   it('the second run after a failure says dependency failure (reason texts depend on history)', async () => {
     const { interpreter, apply } = await session();
     await apply('@a failer\n@b emit $a');
@@ -125,13 +136,41 @@ describe('updates', () => {
     await apply('@a failer\n@b emit $a');
     expect(interpreter.getVarValue('b')).toBe('undefined:dependency failure a');
   });
-  it('updates are serialised', async () => {
-    const { interpreter, registry } = await session({ slow: async (p: { args: unknown[] }, r: { success(x: unknown): unknown }) => { await delay(20); return r.success(p.args[0]); } });
+  it('updates are serialised: the next one starts only after the previous run has settled', async () => {
+    // Each command settles only when the test says so, and logs its start and its end.
+    const events: string[] = [];
+    const started = new Map<string, Deferred>();
+    const release = new Map<string, Deferred>();
+    const { interpreter } = await session({
+      slow: async (p: { args: unknown[] }, r: { success(x: unknown): unknown }) => {
+        const n = String(p.args[0]);
+        events.push(`start ${n}`);
+        started.get(n)!.resolve();
+        await release.get(n)!.promise;
+        events.push(`end ${n}`);
+        return r.success(n);
+      },
+    });
+    for (const n of ['1', '2']) {
+      started.set(n, deferred());
+      release.set(n, deferred());
+    }
     const first = interpreter.updateCode('@a slow 1');
     const second = interpreter.updateCode('@a slow 2');
-    await Promise.all([first, second]);
-    expect(registry.log).toEqual(['slow 1', 'slow 2']);
-    await expect(interpreter.ready).resolves.toBeTruthy();
+    await started.get('1')!.promise;
+    // Whatever the second update could do on its own has had its chance: it must still wait.
+    await nextTurn();
+    await nextTurn();
+    expect(events).toEqual(['start 1']);
+    expect(interpreter.ready).toBe(second);
+    release.get('1')!.resolve();
+    await first;
+    expect(interpreter.getVarValue('a')).toBe('1');
+    await started.get('2')!.promise;
+    release.get('2')!.resolve();
+    await second;
+    expect(events).toEqual(['start 1', 'end 1', 'start 2', 'end 2']);
+    expect(interpreter.getVarValue('a')).toBe('2');
   });
 });
 
@@ -226,8 +265,20 @@ describe('the execution monitor', () => {
   });
   it('106: a halted run calls neither onFail nor a replan, and waits for commands in flight (Q19)', async () => {
     const reports: unknown[] = [];
-    const registry = testRegistry({ slow: async (_p, r) => { await delay(30); return r.success('late'); } });
-    const interpreter = new Interpreter({ registry, executionMonitor: new DefaultExecutionMonitor({ commandLimit: 1 }), onFail: (f) => reports.push(f) });
+    // @a settles only after the monitor has halted the run (at @b, over the budget of one).
+    const halted = deferred();
+    const monitor = new DefaultExecutionMonitor({ commandLimit: 1 });
+    const before = monitor.beforeExecuteCommand.bind(monitor);
+    monitor.beforeExecuteCommand = (command, raw) => {
+      try {
+        before(command, raw);
+      } catch (error) {
+        halted.resolve();
+        throw error;
+      }
+    };
+    const registry = testRegistry({ slow: async (_p, r) => { await halted.promise; return r.success('late'); } });
+    const interpreter = new Interpreter({ registry, executionMonitor: monitor, onFail: (f) => reports.push(f) });
     await expect(interpreter.updateCode('@a slow\n@b failer')).rejects.toThrow('command budget');
     expect(reports).toEqual([]);
     expect(interpreter.getVarValue('a')).toBe('late');
@@ -241,7 +292,8 @@ describe('abort, events, targets', () => {
   it('an abort stops new starts, keeps settled values and resolves without onFail', async () => {
     const controller = new AbortController();
     const reports: unknown[] = [];
-    const registry = testRegistry({ slow: async (p, r) => { if (p.variable === 'a') controller.abort(); await delay(10); return r.success(p.variable); } });
+    // @a aborts the run while it is itself in flight, then succeeds on a later turn.
+    const registry = testRegistry({ slow: async (p, r) => { if (p.variable === 'a') controller.abort(); await nextTurn(); return r.success(p.variable); } });
     const interpreter = new Interpreter({ registry, signal: controller.signal, onFail: (f) => reports.push(f) });
     const result = await interpreter.updateCode('@a slow\n@b slow $a\n@c failer');
     expect(result.aborted).toBe(true);
@@ -293,6 +345,7 @@ describe('beforeCommand (the debugger hook)', () => {
   it('is awaited before each declaration starts, in start order; an abort while paused stops the run', async () => {
     const seen: string[] = [];
     let release: (() => void) | null = null;
+    const pausedAtC = deferred();
     const controller = new AbortController();
     const registry = testRegistry();
     const interpreter = new Interpreter({
@@ -300,11 +353,15 @@ describe('beforeCommand (the debugger hook)', () => {
       signal: controller.signal,
       beforeCommand: async (step) => {
         seen.push(step.variable);
-        if (step.variable === 'c') await new Promise<void>((resolve) => (release = resolve));
+        if (step.variable === 'c') {
+          const paused = new Promise<void>((resolve) => (release = resolve));
+          pausedAtC.resolve();
+          await paused;
+        }
       },
     });
     const run = interpreter.updateCode('@a emit 1\n@b combine $a\n@c combine $b\n@d combine $c');
-    await delay(30);
+    await pausedAtC.promise;
     expect(seen).toEqual(['a', 'b', 'c']);
     expect(registry.log).toEqual(['emit 1', 'combine 1']);
     controller.abort();

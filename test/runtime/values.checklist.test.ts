@@ -1,9 +1,10 @@
 // Spec section 10, items 58-79: values, outcomes and execution.
 import { describe, expect, it } from 'vitest';
-import { DefaultExecutionMonitor, Interpreter } from '@lightsop/runtime';
+import { DefaultExecutionMonitor, Interpreter, type RunEvent } from '@lightsop/runtime';
 // An internal of the runtime, tested directly.
 import { createValue } from '../../packages/runtime/src/values';
-import { delay, runPlan, testRegistry } from '../helpers/registry';
+import { runPlan, testRegistry } from '../helpers/registry';
+import { deferred, nextTurn } from '../helpers/sync';
 
 describe('values and outcomes', () => {
   it('58: public forms of the four statuses, and undefined for an unknown name', async () => {
@@ -109,7 +110,7 @@ describe('execution', () => {
     const registry = testRegistry({
       slow: async (p, r) => {
         events.push(`start ${p.variable}`);
-        await delay(20);
+        await nextTurn();
         events.push(`end ${p.variable}`);
         return r.success(p.variable);
       },
@@ -126,11 +127,13 @@ describe('execution', () => {
     expect(registry.log).toEqual(['emit 1', 'emit 2', 'combine 2', 'combine 1']);
   });
   it('76: dataflow: a dependent of a fast command starts before a slow one settles', async () => {
+    // @s settles only once @g has started: a scheduler that waited for it would never finish.
     const events: string[] = [];
+    const depStarted = deferred();
     const registry = testRegistry({
-      slow: async (_p, r) => { await delay(300); events.push('slow settled'); return r.success('s'); },
-      fast: async (_p, r) => { await delay(5); return r.success('f'); },
-      dep: (_p, r) => { events.push('dep started'); return r.success('d'); },
+      slow: async (_p, r) => { await depStarted.promise; events.push('slow settled'); return r.success('s'); },
+      fast: async (_p, r) => { await nextTurn(); return r.success('f'); },
+      dep: (_p, r) => { events.push('dep started'); depStarted.resolve(); return r.success('d'); },
     });
     await runPlan('@s slow\n@f fast\n@g dep $f', { registry });
     expect(events).toEqual(['dep started', 'slow settled']);
@@ -141,14 +144,33 @@ describe('execution', () => {
     expect(interpreter.getVarValue('b')).toBe('x+x+x');
   });
   it('78: failing and canceling ancestors: the outcome that arrives last wins', async () => {
-    const make = (failFirst: boolean) => testRegistry({
-      f: async (_p, r) => { await delay(failFirst ? 5 : 40); return r.fail('oops'); },
-      k: async (_p, r) => { await delay(failFirst ? 40 : 5); return r.cancel('nope'); },
-    });
-    const a = await runPlan('@a f\n@b k\n@c combine $a $b', { registry: make(true) });
-    expect(a.interpreter.getVarValue('c')).toBe('canceled:because command k canceled (nope) via b');
-    const b = await runPlan('@a f\n@b k\n@c combine $a $b', { registry: make(false) });
-    expect(b.interpreter.getVarValue('c')).toBe('undefined:upstream a');
+    // The commands settle in the order the test chooses: the second is released only after the
+    // first one's value has been stored.
+    const outcome = async (first: 'a' | 'b') => {
+      const release = { a: deferred(), b: deferred() };
+      const bothStarted = deferred();
+      let started = 0;
+      const startedOne = () => (++started === 2 ? bothStarted.resolve() : undefined);
+      const settled = { a: deferred(), b: deferred() };
+      const registry = testRegistry({
+        f: async (_p, r) => { startedOne(); await release.a.promise; return r.fail('oops'); },
+        k: async (_p, r) => { startedOne(); await release.b.promise; return r.cancel('nope'); },
+      });
+      const onEvent = (e: RunEvent) => {
+        if (e.type === 'variable-settled' && (e.variable === 'a' || e.variable === 'b')) settled[e.variable].resolve();
+      };
+      const interpreter = new Interpreter({ registry, onEvent });
+      const run = interpreter.updateCode('@a f\n@b k\n@c combine $a $b');
+      await bothStarted.promise;
+      const second = first === 'a' ? 'b' : 'a';
+      release[first].resolve();
+      await settled[first].promise;
+      release[second].resolve();
+      await run;
+      return interpreter.getVarValue('c');
+    };
+    expect(await outcome('a')).toBe('canceled:because command k canceled (nope) via b');
+    expect(await outcome('b')).toBe('undefined:upstream a');
   });
   it('79: an exception thrown by onFail does not reject the update', async () => {
     await expect(runPlan('@a failer', { onFail: () => { throw new Error('host bug'); } })).resolves.toBeTruthy();
@@ -161,7 +183,7 @@ describe('execution', () => {
   it('a concurrency limit runs at most N commands at once, in start order', async () => {
     let running = 0;
     let peak = 0;
-    const registry = testRegistry({ work: async (p, r) => { running++; peak = Math.max(peak, running); await delay(5); running--; return r.success(p.variable); } });
+    const registry = testRegistry({ work: async (p, r) => { running++; peak = Math.max(peak, running); await nextTurn(); running--; return r.success(p.variable); } });
     const plan = Array.from({ length: 12 }, (_, i) => `@v${String(i).padStart(2, '0')} work`).join('\n');
     const interpreter = new Interpreter({ registry, concurrency: 3 });
     await interpreter.updateCode(plan);

@@ -111,11 +111,21 @@ export function deferred<T = void>(): Deferred<T> {
 }
 
 /** Waits until the predicate holds, checking on each macrotask; fails after the timeout. */
-export async function waitFor(predicate: () => boolean, timeoutMs = 5000, what = 'condition'): Promise<void> {
+export async function waitFor(predicate: () => boolean, timeoutMs = 15000, what = 'condition'): Promise<void> {
   const start = Date.now();
   while (!predicate()) {
     if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+/** Whether a process exists (signal 0 checks without sending anything). */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
   }
 }
 

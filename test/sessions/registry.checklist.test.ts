@@ -24,7 +24,7 @@ async function start(definitions: LoopDefinition[], init: Partial<RegistryInit> 
   registry.onEvent((e) => events.push(e));
   const settled = (commandId: CommandId) => events.find((e): e is RegistryEvent & { type: 'TurnSettled' } => e.type === 'TurnSettled' && e.commandId === commandId);
   const waitSettled = async (commandId: CommandId) => {
-    await waitFor(() => settled(commandId) !== undefined, 5000, `TurnSettled ${commandId}`);
+    await waitFor(() => settled(commandId) !== undefined, 15000, `TurnSettled ${commandId}`);
     return settled(commandId)!;
   };
   return { registry, events, waitSettled, types: () => events.map((e) => e.type) };
@@ -237,7 +237,7 @@ describe('registry and live loops', () => {
     const { registry, events, waitSettled } = await start([def('main', agent)]);
     const first = await registry.submit({ text: 'slow' });
     const queued = await registry.submit({ text: 'next' });
-    await waitFor(() => agent.calls.length === 1, 5000, 'the first plan request');
+    await waitFor(() => agent.calls.length === 1, 15000, 'the first plan request');
     await registry.interrupt();
     expect(events.some((e) => e.type === 'TurnStarted' && e.commandId === queued)).toBe(false);
     release.resolve();

@@ -10,7 +10,7 @@ import {
   LoopSession, SopSession, approveAllSupervisor, combineRegistries, createStandardSkills, sessionCommands, toolsFromRegistry, type Supervisor,
 } from '@lightsop/sessions';
 import { testRegistry } from '../helpers/registry';
-import { decision, recordingSupervisor, stubAgent, tempDir } from './helpers';
+import { alive, decision, recordingSupervisor, stubAgent, tempDir, waitFor } from './helpers';
 
 async function call(registry: CommandRegistry, command: string, args: string[], signal?: AbortSignal): Promise<{ status: string; data: unknown }> {
   const responder = createResponder('v', command, false, null);
@@ -87,12 +87,15 @@ describe('standard skills', () => {
     const failed = await call(skills, 'run_shell', ['echo broken >&2; exit 3']);
     expect(failed).toEqual({ status: 'error', data: 'exit code 3: broken' });
     expect((await call(skills, 'run_shell', ['sleep 10'])).data).toMatch(/timed out after 2000 ms/);
+    // Interrupted once the command runs (it wrote its pid; exec keeps it): the process is killed.
     const controller = new AbortController();
-    const began = Date.now();
-    const pending = call(skills, 'run_shell', ['sleep 10'], controller.signal);
-    setImmediate(() => controller.abort('esc'));
+    const pending = call(skills, 'run_shell', ['echo $$ > shell.pid; exec sleep 10'], controller.signal);
+    const pidFile = path.join(root, 'shell.pid');
+    await waitFor(() => existsSync(pidFile) && /^\d+\n$/.test(readFileSync(pidFile, 'utf8')), 15000, 'the command to start');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    controller.abort('esc');
     expect((await pending).data).toMatch(/interrupted/);
-    expect(Date.now() - began).toBeLessThan(5000);
+    await waitFor(() => !alive(pid), 15000, 'the command to be killed');
     expect((await call(createStandardSkills({ root }), 'run_shell', ['touch made.txt'])).status).toBe('error');
     expect(existsSync(path.join(root, 'made.txt'))).toBe(false);
   });

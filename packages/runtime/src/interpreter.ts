@@ -264,6 +264,19 @@ export class Interpreter {
   }
 
   /**
+   * Runs the current plan again without applying an update (a run, 6.3): declarations whose
+   * dependencies a host replaced with `setValue` are stale and run, and so do their dependents.
+   * Nothing is reset (6.2 step 3 belongs to updates). Queued like an update.
+   */
+  runAgain(options: UpdateOptions = {}): Promise<UpdateResult> {
+    const task = () => this.runAndSettle(this.newContext(options), options, null);
+    const result = this.queue.then(task, task);
+    this.queue = result.catch(() => undefined);
+    this.ready = result;
+    return result;
+  }
+
+  /**
    * Replaces a variable's value from outside (a host): a status and data get a fresh timestamp;
    * a whole value record is kept as given (its status normalised, a missing timestamp stamped).
    */
@@ -321,8 +334,8 @@ export class Interpreter {
 
   // ---------------------------------------------------------------- updates
 
-  private async applyUpdate(source: string, options: UpdateOptions): Promise<UpdateResult> {
-    const ctx: RunContext = {
+  private newContext(options: UpdateOptions): RunContext {
+    return {
       signal: anySignal([this.options.signal, options.signal]),
       allowed: null,
       commands: [],
@@ -331,6 +344,10 @@ export class Interpreter {
       canceledSeen: true,
       flights: new Set(),
     };
+  }
+
+  private async applyUpdate(source: string, options: UpdateOptions): Promise<UpdateResult> {
+    const ctx = this.newContext(options);
     if (isEnglishSource(source)) return this.englishUpdate(source, ctx, options);
     this.validateAndApply(source);
     return this.runAndSettle(ctx, options, null);

@@ -242,6 +242,33 @@ export class LightSOPLangInterpreter {
     return done;
   }
 
+  /**
+   * The reference's internal "run the current plan" that code in the wild calls after it
+   * refreshed a value by hand (`variables.get(name).value = createSuccessValue(...)`): queued like
+   * an update, it runs what depends on the refreshed values (the runtime's `runAgain`). `ready`
+   * becomes its promise.
+   */
+  _scheduleRun(): Promise<void> {
+    const task = () => this.#runAgain();
+    const done = this.#chain.then(task, task);
+    this.#chain = done.catch(() => undefined);
+    this.ready = done;
+    return done;
+  }
+
+  async #runAgain(): Promise<void> {
+    // Plain code stored in generate-only mode was never applied: there is nothing to run.
+    if (this.#storedSource !== null) return;
+    this.#version++;
+    try {
+      await this.#runtime.runAgain();
+    } catch (error) {
+      throw this.#translate(error);
+    } finally {
+      this.#version++;
+    }
+  }
+
   async #apply(code: unknown): Promise<void> {
     if (typeof code !== 'string') throw new TypeError('LightSOPLang code must be a string');
     const english = isEnglishSource(code);

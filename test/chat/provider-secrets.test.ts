@@ -1,0 +1,46 @@
+// ARCHITECTURE.md: API keys never reach logs, webview state or saved conversations. The chat gets
+// its key inside the provider, so the one way for a key to come back is the endpoint itself: a
+// hostile or careless server (or proxy) that echoes the Authorization header in an error body.
+import { afterEach, describe, expect, it } from 'vitest';
+import { ChatController, STORAGE_KEY } from '../../extension/src/chat/controller';
+import { startLlmServer, type LlmServer } from '../helpers/llm-server';
+import { API_KEY, FakePage, testEnvironment, waitFor } from './helpers';
+
+let server: LlmServer | null = null;
+let controller: ChatController | null = null;
+afterEach(async () => {
+  await controller?.shutdown();
+  controller = null;
+  await server?.close();
+  server = null;
+});
+
+describe('the API key and the chat', () => {
+  it('an endpoint that echoes the key in its error: the key is in no turn, page state, log or saved conversation', async () => {
+    server = await startLlmServer(() => ({ status: 401, text: `Incorrect API key provided: ${API_KEY} (Bearer ${API_KEY})` }));
+    const store = new Map<string, unknown>();
+    const env = testEnvironment({ server, store });
+    controller = new ChatController(env, { saveDelayMs: 0, shutdownDrainMs: 2000 });
+    const page = new FakePage();
+    controller.attach(page);
+    await controller.handleMessage({ type: 'ready' });
+    await controller.start();
+    await waitFor('the first tab', () => page.state.tabs.length > 0 && page.state.activeLoopId);
+    await controller.handleMessage({ type: 'send', loopId: page.state.activeLoopId, text: 'hello' });
+    const turn = await waitFor('the turn to settle', () => page.tab().turns.find((t) => t.status === 'settled'));
+    expect(turn.outcome?.kind).toBe('error');
+    // The error still says what happened, without the key.
+    expect(turn.outcome?.text).toContain('401');
+    await waitFor('the saved conversation', () => store.get(STORAGE_KEY) !== undefined);
+    await controller.shutdown();
+    for (const [what, text] of [
+      ['the turn', JSON.stringify(turn)],
+      ['the page state', JSON.stringify(page.state)],
+      ['the events sent to the page', JSON.stringify(page.events())],
+      ['the log', env.logs.join('\n')],
+      ['the saved conversations', JSON.stringify(store.get(STORAGE_KEY))],
+    ] as const) {
+      expect(text.includes(API_KEY), `${what} holds the key`).toBe(false);
+    }
+  });
+});
