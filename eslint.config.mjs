@@ -22,6 +22,17 @@ export default tseslint.config(
     },
   },
   {
+    // Typed rules: a promise nobody awaits loses its rejection (an unhandled rejection kills the
+    // process or vanishes). Await it, or `void` it with a .catch that reports the error.
+    files: ['packages/*/src/**/*.ts', 'extension/src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['test/e2e/**'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // Spreading an array into a call passes one argument per item, and V8 overflows the stack at
     // about 125,000 (a 150k-member cycle broke lint this way). Bounded spreads may stay behind an
     // eslint-disable comment that says why they are bounded.

@@ -48,8 +48,15 @@ export function processIo(failureExit = 2): Io {
   const err = guardStream(process.stderr, 'standard error', failureExit, () => {});
   const out = guardStream(process.stdout, 'standard output', failureExit, (line) => err.write(line));
   const color = process.env.NO_COLOR ? false : process.env.FORCE_COLOR ? process.env.FORCE_COLOR !== '0' : isTTY;
+  let cwd: string;
+  try {
+    cwd = process.cwd();
+  } catch (error) {
+    // Node cannot name the directory a shell sits in after it was deleted (ENOENT, uv_cwd).
+    throw new CliError(`the current directory cannot be read (${errorText(error)}): was it deleted or moved? Change to an existing directory.`, failureExit);
+  }
   return {
-    cwd: process.cwd(),
+    cwd,
     isTTY,
     color,
     version: pkg.version,
@@ -288,11 +295,32 @@ export async function runCli(argv: readonly string[], rawIo: Io = processIo(usag
 
 const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && /lightsop(\.js)?$|main\.(js|ts)$/.test(process.argv[1]);
 if (isEntry) {
-  runCli(process.argv.slice(2)).then((code) => {
-    const exitCode = outputFailureExit() ?? code;
-    process.exitCode = exitCode;
-    // Work the CLI gave up waiting for (a command ignoring its signal, a module still loading)
-    // would keep the process alive: exit once the output is out.
-    if (workLeftBehind()) exitAfterOutput(exitCode);
-  });
+  const argv = process.argv.slice(2);
+  runCli(argv)
+    .then((code) => {
+      const exitCode = outputFailureExit() ?? code;
+      process.exitCode = exitCode;
+      // Work the CLI gave up waiting for (a command ignoring its signal, a module still loading)
+      // would keep the process alive: exit once the output is out.
+      if (workLeftBehind()) exitAfterOutput(exitCode);
+    })
+    .catch((error: unknown) => {
+      // runCli reports what fails inside it; this is what failed before its output was set up
+      // (the current directory deleted): one line and the contract's exit code, never an
+      // unhandled rejection with a stack.
+      reportEntryFailure(error, usageExitCode(argv[0]));
+    });
+}
+
+/** Reports a failure of the CLI's entry on standard error and sets the exit code. Never throws. */
+function reportEntryFailure(error: unknown, fallbackExit: number): void {
+  const known = error instanceof CliError;
+  process.exitCode = known ? error.exitCode : fallbackExit;
+  try {
+    const text = known ? error.message : `internal error: ${errorText(error)} (set LIGHTSOP_DEBUG=1 for details)`;
+    process.stderr.write(`lightsop: ${terminalText(text)}\n`);
+    if (!known && process.env.LIGHTSOP_DEBUG) process.stderr.write(`${terminalText(String((error as Error)?.stack ?? ''), { multiline: true })}\n`);
+  } catch {
+    // Standard error itself is gone: the exit code is all that is left to say.
+  }
 }
