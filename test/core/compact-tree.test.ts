@@ -40,7 +40,7 @@ const plan = fc.tuple(
   fc.boolean(),
 ).map(([lines, eol, final]) => lines.join(eol) + (final ? eol : ''));
 
-const surface = CommandSurface.fromDescription({ emit: { description: 'emits' }, shout: { description: 'shouts' } });
+const surface = CommandSurface.fromDescription({ emit: 'emits', shout: 'shouts' });
 
 describe('compact syntax tree', () => {
   it('materialises the same nodes and reports the same diagnostics as the object-building parser (property)', () => {

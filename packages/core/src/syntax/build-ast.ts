@@ -31,6 +31,8 @@ export interface ParseResult {
 }
 
 const HEREDOC_BEGIN = /^--begin-(.+)--$/;
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
 const ENGLISH_HEADER = '#!english';
 
 /** Parses a plan. Never throws on user text; returns a possibly partial AST. */
@@ -125,6 +127,8 @@ class PlanBuilder {
   private readonly commandIds = new Map<string, number>();
   private readonly commandSpans: SpanTable;
   private spanCommand: number[] = [];
+  /** The first `#` at or after the line being read (text.length when none). */
+  private nextHash = -1;
 
   constructor(
     private readonly text: string,
@@ -290,14 +294,26 @@ class PlanBuilder {
     const eff = lines.eff[n]!;
     const lineStart = lines.start[n]!;
     const lineNumber = n + 1;
-    const hash = findInlineComment(text, lines.zwEnd[n]!, lines.end[n]!);
-    const codeEnd = trimEnd(text, eff, hash === -1 ? lines.end[n]! : hash);
+    const lineEnd = lines.end[n]!;
+    // The comment scan only runs on lines that hold a `#` (found by indexOf, line after line).
+    if (this.nextHash < lineStart) {
+      const next = text.indexOf('#', lineStart);
+      this.nextHash = next === -1 ? text.length : next;
+    }
+    const hash = this.nextHash < lineEnd ? findInlineComment(text, lines.zwEnd[n]!, lineEnd) : -1;
+    const codeEnd = trimEnd(text, eff, hash === -1 ? lineEnd : hash);
     this.hash[i] = hash;
     this.codeEnd[i] = codeEnd;
 
     // The header's tokens (3.2): `@name`, then words and quoted tokens separated by whitespace.
+    // (c === 32 || (c <= 13 ? c >= 9 : c > 159 && isWhitespace(c))) is isWhitespace(c), inlined.
     let nameEnd = eff + 1;
-    while (nameEnd < codeEnd && !isWhitespace(text.charCodeAt(nameEnd))) nameEnd++;
+    let nameHash = FNV_OFFSET;
+    for (; nameEnd < codeEnd; nameEnd++) {
+      const c = text.charCodeAt(nameEnd);
+      if (c === 32 || (c <= 13 ? c >= 9 : c > 159 && isWhitespace(c))) break;
+      nameHash = Math.imul(nameHash ^ c, FNV_PRIME);
+    }
     this.nameEnd[i] = nameEnd;
     const argBase = this.args;
     this.argFrom[i] = argBase;
@@ -306,9 +322,13 @@ class PlanBuilder {
     let tokenKind: number = TokenKind.Word;
     let broken = false;
     for (let p = nameEnd; ;) {
-      while (p < codeEnd && isWhitespace(text.charCodeAt(p))) p++;
+      let c = 0;
+      while (p < codeEnd) {
+        c = text.charCodeAt(p);
+        if (!(c === 32 || (c <= 13 ? c >= 9 : c > 159 && isWhitespace(c)))) break;
+        p++;
+      }
       if (p >= codeEnd) break;
-      const c = text.charCodeAt(p);
       let end = p + 1;
       let kind: number;
       if (c === 34 /* " */ || c === 39 /* ' */) {
@@ -331,7 +351,10 @@ class PlanBuilder {
         }
         kind = c === 34 ? TokenKind.Double : TokenKind.Single;
       } else {
-        while (end < codeEnd && !isWhitespace(text.charCodeAt(end))) end++;
+        for (; end < codeEnd; end++) {
+          const d = text.charCodeAt(end);
+          if (d === 32 || (d <= 13 ? d >= 9 : d > 159 && isWhitespace(d))) break;
+        }
         kind = c === 36 /* $ */ ? TokenKind.Reference : TokenKind.Word;
       }
       if (tokenStart === -1) {
@@ -361,19 +384,13 @@ class PlanBuilder {
       this.declSymbol[i] = -1;
       (local ??= []).push(diagnostic('missing-variable-name', "Missing variable name after '@'", lineRange(lineNumber, lineStart, eff, eff + 1)));
     } else {
-      const first = this.names.find(eff + 1, nameEnd);
+      const h = nameHash >>> 0;
+      const first = this.names.findHashed(text, eff + 1, nameEnd, h);
       if (first !== -1) {
         this.declSymbol[i] = first;
-        const name = text.slice(eff + 1, nameEnd);
-        const firstDecl = this.symbolDecl[first]!;
-        const firstLine = this.header[firstDecl]!;
-        (local ??= []).push(diagnostic('duplicate-declaration', `Variable '${name}' is already declared on line ${firstLine + 1}`,
-          lineRange(lineNumber, lineStart, eff, nameEnd), {
-            data: { name },
-            related: [{ message: `'${name}' is first declared here`, range: lineRange(firstLine + 1, lines.start[firstLine]!, lines.eff[firstLine]!, this.nameEnd[firstDecl]!) }],
-          }));
+        (local ??= []).push(this.duplicate(first, eff, nameEnd, lineNumber, lineStart));
       } else {
-        const symbol = this.names.add(eff + 1, nameEnd);
+        const symbol = this.names.addHashed(eff + 1, nameEnd, h);
         this.symbolDecl[symbol] = i;
         this.declSymbol[i] = symbol;
       }
@@ -403,51 +420,78 @@ class PlanBuilder {
       }
     }
 
-    // Continuation lines: blank edges dropped; one literal, or an assign here-doc (2.3, 2.5).
+    // Continuation lines, only when the block has lines after its header.
     const blockEnd = i + 1 < this.count ? this.commentStart[i + 1]! : lines.count;
-    let first = n + 1;
-    let last = blockEnd - 1;
-    while (first <= last && isBlankSlice(text, lines.start[first]!, lines.end[first]!)) first++;
-    while (last >= first && isBlankSlice(text, lines.start[last]!, lines.end[last]!)) last--;
     let flags = 0;
     let heredocError = false;
-    if (first <= last) {
-      this.bodyFirst[i] = first;
-      this.bodyLast[i] = last;
-      const lineText = (k: number) => text.slice(lines.start[k]!, lines.end[k]!);
-      const firstText = lineText(first).trim();
+    if (blockEnd > n + 1) {
       const isAssign = commandId !== -1 && this.commandNames[commandId] === 'assign';
-      const match = !lexicalError && isAssign && this.args === argBase ? HEREDOC_BEGIN.exec(firstText) : null;
-      if (match) {
-        flags |= DeclFlag.HereDoc;
-        const name = text.slice(eff + 1, nameEnd);
-        const token = match[1]!;
-        const endMarker = `--end-${token}--`;
-        const beginStart = skipWhitespace(text, lines.start[first]!, lines.end[first]!);
-        const beginEnd = beginStart + firstText.length;
-        let endLine = -1;
-        for (let k = first + 1; k <= last; k++) {
-          if (lineText(k).trim() === endMarker) {
-            endLine = k;
-            break;
-          }
-        }
-        this.bodyEnd[i] = endLine;
-        if (endLine === -1) {
-          heredocError = true;
-          (local ??= []).push(diagnostic('unterminated-heredoc',
-            `Here-doc '--begin-${token}--' of '${name}' is not closed: '${endMarker}' is missing before the next declaration`,
-            this.lineIndex.range(lines.start[n + 1]!, beginEnd), { data: { name } }));
-        } else if (endLine < last) {
-          heredocError = true;
-          (local ??= []).push(diagnostic('heredoc-trailing-content', `Unexpected text after '${endMarker}' in the here-doc of '${name}'`,
-            this.lineIndex.range(lines.start[endLine + 1]!, trimEnd(text, lines.start[last]!, lines.end[last]!)), { data: { name } }));
-        }
-      } else flags |= DeclFlag.Continuation;
+      const body = this.body(i, n, blockEnd, text.slice(eff + 1, nameEnd), !lexicalError && isAssign && this.args === argBase);
+      flags = body.flags;
+      if (body.error) {
+        heredocError = true;
+        (local ??= []).push(body.error);
+      }
     }
     if (lexicalError !== null || heredocError || !named || commandId === -1) flags |= DeclFlag.HasError;
     this.flags[i] = flags;
     if (local) for (const d of local) this.diagnostics.push(d);
+  }
+
+  /** Continuation lines: blank edges dropped; one literal, or an assign here-doc (2.3, 2.5). */
+  private body(i: number, n: number, blockEnd: number, name: string, mayBeHereDoc: boolean): { flags: number; error: Diagnostic | null } {
+    const { text, lines } = this;
+    let first = n + 1;
+    let last = blockEnd - 1;
+    while (first <= last && isBlankSlice(text, lines.start[first]!, lines.end[first]!)) first++;
+    while (last >= first && isBlankSlice(text, lines.start[last]!, lines.end[last]!)) last--;
+    if (first > last) return { flags: 0, error: null };
+    this.bodyFirst[i] = first;
+    this.bodyLast[i] = last;
+    const lineText = (k: number) => text.slice(lines.start[k]!, lines.end[k]!);
+    const firstText = lineText(first).trim();
+    const match = mayBeHereDoc ? HEREDOC_BEGIN.exec(firstText) : null;
+    if (!match) return { flags: DeclFlag.Continuation, error: null };
+    const token = match[1]!;
+    const endMarker = `--end-${token}--`;
+    const beginStart = skipWhitespace(text, lines.start[first]!, lines.end[first]!);
+    const beginEnd = beginStart + firstText.length;
+    let endLine = -1;
+    for (let k = first + 1; k <= last; k++) {
+      if (lineText(k).trim() === endMarker) {
+        endLine = k;
+        break;
+      }
+    }
+    this.bodyEnd[i] = endLine;
+    if (endLine === -1) {
+      return {
+        flags: DeclFlag.HereDoc,
+        error: diagnostic('unterminated-heredoc',
+          `Here-doc '--begin-${token}--' of '${name}' is not closed: '${endMarker}' is missing before the next declaration`,
+          this.lineIndex.range(lines.start[n + 1]!, beginEnd), { data: { name } }),
+      };
+    }
+    if (endLine < last) {
+      return {
+        flags: DeclFlag.HereDoc,
+        error: diagnostic('heredoc-trailing-content', `Unexpected text after '${endMarker}' in the here-doc of '${name}'`,
+          this.lineIndex.range(lines.start[endLine + 1]!, trimEnd(text, lines.start[last]!, lines.end[last]!)), { data: { name } }),
+      };
+    }
+    return { flags: DeclFlag.HereDoc, error: null };
+  }
+
+  private duplicate(first: number, eff: number, nameEnd: number, lineNumber: number, lineStart: number): Diagnostic {
+    const { text, lines } = this;
+    const name = text.slice(eff + 1, nameEnd);
+    const firstDecl = this.symbolDecl[first]!;
+    const firstLine = this.header[firstDecl]!;
+    return diagnostic('duplicate-declaration', `Variable '${name}' is already declared on line ${firstLine + 1}`,
+      lineRange(lineNumber, lineStart, eff, nameEnd), {
+        data: { name },
+        related: [{ message: `'${name}' is first declared here`, range: lineRange(firstLine + 1, lines.start[firstLine]!, lines.eff[firstLine]!, this.nameEnd[firstDecl]!) }],
+      });
   }
 
   /**

@@ -101,8 +101,13 @@ export class SpanTable {
 
   /** The id of the key `source[start, end)` (any string), or -1. */
   findIn(source: string, start: number, end: number): number {
+    return this.findHashed(source, start, end, hashSpan(source, start, end));
+  }
+
+  /** `findIn` with the key's hash (`hashSpan`) already known. */
+  findHashed(source: string, start: number, end: number, hash: number): number {
     const length = end - start;
-    let slot = hashSpan(source, start, end) & this.mask;
+    let slot = hash & this.mask;
     for (;;) {
       const v = this.slots[slot]!;
       if (v === 0) return -1;
@@ -115,7 +120,14 @@ export class SpanTable {
 
   /** Adds text[start, end) (which must be absent) and returns its id. */
   add(start: number, end: number): number {
-    if ((this.size + 1) * 2 > this.slots.length) this.rehash(this.slots.length * 2);
+    return this.addHashed(start, end, hashSpan(this.text, start, end));
+  }
+
+  /** `add` with the key's hash already known. */
+  addHashed(start: number, end: number, hash: number): number {
+    if ((this.size + 1) * 2 > this.slots.length) {
+      this.rehash(this.slots.length * 2);
+    }
     const id = this.size++;
     if (id === this.keyStart.length) {
       this.keyStart = grow(this.keyStart);
@@ -123,12 +135,12 @@ export class SpanTable {
     }
     this.keyStart[id] = start;
     this.keyEnd[id] = end;
-    this.place(id);
+    this.place(id, hash);
     return id;
   }
 
-  private place(id: number): void {
-    let slot = hashSpan(this.text, this.keyStart[id]!, this.keyEnd[id]!) & this.mask;
+  private place(id: number, hash: number): void {
+    let slot = hash & this.mask;
     while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
     this.slots[slot] = id + 1;
   }
@@ -136,7 +148,7 @@ export class SpanTable {
   private rehash(cap: number): void {
     this.slots = new Int32Array(cap);
     this.mask = cap - 1;
-    for (let id = 0; id < this.size; id++) this.place(id);
+    for (let id = 0; id < this.size; id++) this.place(id, hashSpan(this.text, this.keyStart[id]!, this.keyEnd[id]!));
   }
 }
 
