@@ -10,6 +10,7 @@ export * from './diagnostics/codes';
 export * from './diagnostics/diagnostic';
 export { parsePlan, isEnglishSource, type ParseResult } from './syntax/build-ast';
 export { findInlineComment } from './syntax/lines';
+export { SyntaxTree, TokenKind, DeclFlag, type TreeArrays } from './syntax/tree';
 export { analyzePlan, type Analysis, type AnalyzeOptions } from './validate/index';
 export { buildSymbols, dependentsOf, type Symbols } from './validate/symbols';
 export { isKnownCommand } from './validate/skills';
