@@ -1,0 +1,637 @@
+/**
+ * Incremental analysis of an open plan. Declarations are line-based blocks (attached comments,
+ * header, continuation lines), so an edit touches a few of them: the new text is compared with
+ * the last analysed one (common prefix and suffix), the blocks around the changed lines are cut
+ * out as whole lines and parsed alone with core's `parsePlan`, and every other block is kept as
+ * it was parsed, with an offset and line delta instead of copied ranges. Absolute declarations
+ * are materialised only when a feature reads `analysis.plan` or `analysis.symbols`.
+ *
+ * What crosses blocks is recomputed here from the kept declarations, in core's check order
+ * (4.1) and with core's messages: duplicate declarations, undefined references, cycles, unknown
+ * commands, unused variables. Those passes read names and dependencies only and allocate for
+ * diagnostics alone, so an edit costs the parse of its blocks plus a linear pass over names.
+ * `#!english` scripts are analysed whole by `analyzePlan`. The result equals a fresh
+ * `analyzePlan` of the same text (diagnostics, declarations, symbols, graph): guarded by
+ * `test/protocol/incremental.property.test.ts`.
+ */
+import {
+  analyzePlan,
+  BUILTIN_COMMANDS,
+  buildSymbols,
+  codeInfo,
+  isEnglishSource,
+  isFinalCommand,
+  LineIndex,
+  parsePlan,
+  suggest,
+  type Analysis,
+  type Argument,
+  type CommandSurface,
+  type CommentNode,
+  type Declaration,
+  type Diagnostic,
+  type Plan,
+  type SourceRange,
+  type Symbols,
+} from '@lightsop/core';
+
+/** One declaration as parsed in its chunk, with its own syntax diagnostics (duplicates excluded). */
+interface Item {
+  /** In chunk coordinates: add the snapshot's deltas for absolute positions. */
+  readonly decl: Declaration;
+  readonly diagnostics: readonly Diagnostic[] | null;
+  /** 0-based chunk line where the block starts (its first attached comment, else its header). */
+  readonly blockLine: number;
+}
+
+interface Preamble {
+  readonly diagnostics: readonly Diagnostic[];
+  readonly freeComments: readonly CommentNode[];
+}
+
+/** One analysed text: what the next edit starts from. */
+export interface PlanSnapshot {
+  readonly text: string;
+  readonly lineIndex: LineIndex;
+  /** Null for an `#!english` script (analysed whole). */
+  readonly items: readonly Item[] | null;
+  /** Offset and line deltas of each item, from its chunk to the document. */
+  readonly offsetDelta: Int32Array;
+  readonly lineDelta: Int32Array;
+  readonly preamble: Preamble;
+  /** Did-you-mean hints of undeclared names, valid while the set of declared names is unchanged. */
+  readonly hints: Map<string, string[]>;
+}
+
+export interface IncrementalAnalysis {
+  readonly analysis: Analysis;
+  readonly snapshot: PlanSnapshot;
+}
+
+/** The options the server analyses with (the implicit `input` is always declared there). */
+export interface IncrementalOptions {
+  readonly commands: CommandSurface | null;
+}
+
+/** Lines and characters put before a chunk that does not start the document (see `parseChunk`). */
+const CHUNK_PREFIX = '#\n\n';
+const CHUNK_PREFIX_LINES = 2;
+/** As core: did-you-mean for this many distinct undeclared names, none for the rest. */
+const MAX_SUGGESTED_NAMES = 200;
+const MAX_CYCLE_NAMES = 12;
+const MAX_RELATED = 100;
+/** Characters compared at once when looking for the common prefix and suffix. */
+const COMPARE_CHUNK = 4096;
+
+/** Analyses a whole text. */
+export function analyzeFull(text: string, options: IncrementalOptions): IncrementalAnalysis {
+  const lineIndex = new LineIndex(text);
+  if (isEnglishSource(text)) return english(text, lineIndex, options);
+  const chunk = parseChunk(text, 0);
+  const snapshot: PlanSnapshot = {
+    text,
+    lineIndex,
+    items: chunk.items,
+    offsetDelta: new Int32Array(chunk.items.length),
+    lineDelta: new Int32Array(chunk.items.length),
+    preamble: chunk.preamble,
+    hints: new Map(),
+  };
+  return { analysis: buildAnalysis(snapshot, options), snapshot };
+}
+
+/**
+ * Analyses `text` starting from the snapshot of an earlier text of the same document: only the
+ * blocks on changed lines are parsed again. Any sequence of edits in between is one diff.
+ */
+export function analyzeEdit(previous: PlanSnapshot, text: string, options: IncrementalOptions): IncrementalAnalysis {
+  const items = previous.items;
+  if (items === null || isEnglishSource(text)) return analyzeFull(text, options);
+  const old = previous.text;
+  if (old === text) return { analysis: buildAnalysis(previous, options), snapshot: previous };
+
+  const prefix = commonPrefix(old, text);
+  const suffix = commonSuffix(old, text, prefix);
+  const oldLines = previous.lineIndex;
+  /** First and last changed lines of the old text, 0-based (the last one conservatively). */
+  const firstChanged = oldLines.lineOf(prefix) - 1;
+  const lastChanged = oldLines.lineOf(old.length - suffix) - 1;
+  const { offsetDelta, lineDelta } = previous;
+  const n = items.length;
+  const headerLine = (i: number) => items[i]!.decl.lineNumber - 1 + lineDelta[i]!;
+  const blockLine = (i: number) => items[i]!.blockLine + lineDelta[i]!;
+
+  // The chunk starts at the block of the last header above the first changed line: that block
+  // may grow or shrink, and its start cannot move (its header and attached comments are above
+  // the change, and the line before them is no comment). Without such a header, at line 0.
+  const firstAtOrAfter = lowerBound(n, (i) => headerLine(i) >= firstChanged);
+  const from = Math.max(0, firstAtOrAfter - 1);
+  const startLine = firstAtOrAfter === 0 ? 0 : blockLine(from);
+  // It ends at the first block that starts two lines or more after the last changed line, so
+  // that the line before it is unchanged too (a new comment there would attach to it).
+  const to = lowerBound(n, (i) => blockLine(i) >= lastChanged + 2);
+  const startOffset = startLine === 0 ? 0 : oldLines.lineStarts[startLine]!;
+  const sizeDelta = text.length - old.length;
+  const endOffsetOld = to < n ? oldLines.lineStarts[blockLine(to)]! : old.length;
+  const endOffset = endOffsetOld + sizeDelta;
+
+  const lineIndex = new LineIndex(text);
+  const linesDelta = lineIndex.lineCount - oldLines.lineCount;
+  const chunk = parseChunk(text.slice(startOffset, endOffset), startLine);
+  const chunkOffset = startLine === 0 ? startOffset : startOffset - CHUNK_PREFIX.length;
+  const chunkLine = startLine === 0 ? 0 : startLine - CHUNK_PREFIX_LINES;
+
+  const added = chunk.items.length;
+  const count = from + added + (n - to);
+  const nextItems: Item[] = items.slice(0, from);
+  for (const item of chunk.items) nextItems.push(item);
+  for (let i = to; i < n; i++) nextItems.push(items[i]!);
+  const nextOffset = new Int32Array(count);
+  const nextLine = new Int32Array(count);
+  nextOffset.set(offsetDelta.subarray(0, from));
+  nextLine.set(lineDelta.subarray(0, from));
+  nextOffset.fill(chunkOffset, from, from + added);
+  nextLine.fill(chunkLine, from, from + added);
+  for (let i = to, k = from + added; i < n; i++, k++) {
+    nextOffset[k] = offsetDelta[i]! + sizeDelta;
+    nextLine[k] = lineDelta[i]! + linesDelta;
+  }
+
+  // The hints stay valid while the declared names are the same, in the same order.
+  let sameNames = to - from === added;
+  for (let k = 0; sameNames && k < added; k++) sameNames = items[from + k]!.decl.name === chunk.items[k]!.decl.name;
+
+  const snapshot: PlanSnapshot = {
+    text,
+    lineIndex,
+    items: nextItems,
+    offsetDelta: nextOffset,
+    lineDelta: nextLine,
+    preamble: startLine === 0 ? chunk.preamble : previous.preamble,
+    hints: sameNames ? previous.hints : new Map(),
+  };
+  return { analysis: buildAnalysis(snapshot, options), snapshot };
+}
+
+function english(text: string, lineIndex: LineIndex, options: IncrementalOptions): IncrementalAnalysis {
+  const analysis = analyzePlan(text, { commands: options.commands });
+  const snapshot: PlanSnapshot = {
+    text,
+    lineIndex,
+    items: null,
+    offsetDelta: new Int32Array(0),
+    lineDelta: new Int32Array(0),
+    preamble: { diagnostics: [], freeComments: [] },
+    hints: new Map(),
+  };
+  return { analysis, snapshot };
+}
+
+/** Index of the first i in [0, n) with `test(i)` true, for a `test` that is monotonic; n when none. */
+function lowerBound(n: number, test: (i: number) => boolean): number {
+  let lo = 0;
+  let hi = n;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (test(mid)) hi = mid;
+    else lo = mid + 1;
+  }
+  return lo;
+}
+
+function commonPrefix(a: string, b: string): number {
+  const max = Math.min(a.length, b.length);
+  let i = 0;
+  while (i + COMPARE_CHUNK <= max && a.slice(i, i + COMPARE_CHUNK) === b.slice(i, i + COMPARE_CHUNK)) i += COMPARE_CHUNK;
+  while (i < max && a.charCodeAt(i) === b.charCodeAt(i)) i++;
+  return i;
+}
+
+/** Length of the common suffix that does not overlap the first `prefix` characters of either. */
+function commonSuffix(a: string, b: string, prefix: number): number {
+  const max = Math.min(a.length, b.length) - prefix;
+  let k = 0;
+  while (k + COMPARE_CHUNK <= max && a.slice(a.length - k - COMPARE_CHUNK, a.length - k) === b.slice(b.length - k - COMPARE_CHUNK, b.length - k)) k += COMPARE_CHUNK;
+  while (k < max && a.charCodeAt(a.length - k - 1) === b.charCodeAt(b.length - k - 1)) k++;
+  return k;
+}
+
+/**
+ * Parses whole lines of a document that start at 0-based line `startLine`, on a block start.
+ * A chunk after line 0 is parsed behind a free comment and a blank line, so that a first line
+ * such as `# !english` attached to a declaration is not read as an english script header, and
+ * nothing of the chunk attaches to the prefix. Its preamble is then the prefix alone.
+ */
+function parseChunk(chunkText: string, startLine: number): { items: Item[]; preamble: Preamble } {
+  const { plan, diagnostics } = parsePlan(startLine === 0 ? chunkText : CHUNK_PREFIX + chunkText);
+  const decls = plan.declarations;
+  const items: Item[] = [];
+  const preamble: Diagnostic[] = [];
+  let k = -1;
+  let own: Diagnostic[] | null = null;
+  const flush = () => {
+    if (k >= 0) {
+      const decl = decls[k]!;
+      const first = decl.comments[0];
+      items.push({ decl, diagnostics: own, blockLine: (first && !first.inline ? first.range.line : decl.lineNumber) - 1 });
+    }
+    own = null;
+  };
+  // Diagnostics come in declaration order, each on a line of its own declaration's block.
+  for (const d of diagnostics) {
+    while (k + 1 < decls.length && decls[k + 1]!.lineNumber <= d.range.line) {
+      flush();
+      k++;
+    }
+    if (d.code === 'duplicate-declaration') continue;
+    if (k < 0) preamble.push(d);
+    else (own ??= []).push(d);
+  }
+  while (k < decls.length) {
+    flush();
+    k++;
+  }
+  return { items, preamble: { diagnostics: preamble, freeComments: startLine === 0 ? plan.freeComments : [] } };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Shifting: a kept block's ranges are its chunk ranges moved by whole lines.
+
+function shiftRange(r: SourceRange, offset: number, line: number): SourceRange {
+  return { start: r.start + offset, end: r.end + offset, line: r.line + line, column: r.column, endLine: r.endLine + line, endColumn: r.endColumn };
+}
+
+function shiftDiagnostic(d: Diagnostic, offset: number, line: number): Diagnostic {
+  if (offset === 0 && line === 0) return d;
+  const out: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = { code: d.code, severity: d.severity, message: d.message, range: shiftRange(d.range, offset, line) };
+  if (d.related) out.related = d.related.map((r) => ({ message: r.message, range: shiftRange(r.range, offset, line) }));
+  if (d.data) out.data = d.data;
+  return out;
+}
+
+function shiftArgument(a: Argument, offset: number, line: number): Argument {
+  const range = shiftRange(a.range, offset, line);
+  return a.kind === 'reference'
+    ? { kind: 'reference', name: a.name, range }
+    : { kind: 'literal', value: a.value, range, quote: a.quote, origin: a.origin };
+}
+
+function shiftComment(c: CommentNode, offset: number, line: number): CommentNode {
+  return { kind: 'comment', text: c.text, range: shiftRange(c.range, offset, line), inline: c.inline };
+}
+
+/** The declaration at its place in the document. */
+function shiftDeclaration(d: Declaration, offset: number, line: number): Declaration {
+  if (offset === 0 && line === 0) return d;
+  const s = (r: SourceRange) => shiftRange(r, offset, line);
+  const body = d.body;
+  return {
+    kind: 'declaration',
+    range: s(d.range),
+    headerRange: s(d.headerRange),
+    name: d.name,
+    nameRange: s(d.nameRange),
+    command: d.command && { kind: 'command', name: d.command.name, range: s(d.command.range), quote: d.command.quote },
+    arguments: d.arguments.map((a) => shiftArgument(a, offset, line)),
+    dependencies: d.dependencies,
+    lineNumber: d.lineNumber + line,
+    commentLines: d.commentLines,
+    comment: d.comment,
+    comments: d.comments.map((c) => shiftComment(c, offset, line)),
+    body: body === null ? null
+      : body.kind === 'continuation' ? { kind: 'continuation', range: s(body.range) }
+        : { kind: 'heredoc', token: body.token, beginRange: s(body.beginRange), bodyRange: s(body.bodyRange), endRange: body.endRange && s(body.endRange) },
+    hasError: d.hasError,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The checks that cross blocks, in check order, with core's messages.
+
+function didYouMean(suggestions: readonly string[]): string {
+  if (suggestions.length === 0) return '';
+  return ` Did you mean ${suggestions.map((s) => `'${s}'`).join(' or ')}?`;
+}
+
+function buildAnalysis(snapshot: PlanSnapshot, options: IncrementalOptions): Analysis {
+  const items = snapshot.items!;
+  const { offsetDelta, lineDelta, text, lineIndex } = snapshot;
+  const n = items.length;
+  const at = (i: number, r: SourceRange) => shiftRange(r, offsetDelta[i]!, lineDelta[i]!);
+
+  // The symbol table's core: each name's first declaration (item index), in order.
+  const firstOf = new Map<string, number>();
+  const firsts: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const name = items[i]!.decl.name;
+    if (name === '' || firstOf.has(name)) continue;
+    firstOf.set(name, firsts.length);
+    firsts.push(i);
+  }
+
+  // Syntax diagnostics with duplicates, per declaration (4.1): the lexical error first.
+  let diagnostics: Diagnostic[] = snapshot.preamble.diagnostics.slice();
+  const duplicateSeverity = codeInfo('duplicate-declaration').severity;
+  for (let i = 0; i < n; i++) {
+    const item = items[i]!;
+    const name = item.decl.name;
+    const firstIndex = name === '' ? i : firsts[firstOf.get(name)!]!;
+    if (!item.diagnostics && firstIndex === i) continue;
+    const own = item.diagnostics ?? [];
+    let k = 0;
+    for (; k < own.length && (own[k]!.code === 'unterminated-string' || own[k]!.code === 'invalid-escape'); k++) diagnostics.push(shiftDiagnostic(own[k]!, offsetDelta[i]!, lineDelta[i]!));
+    if (firstIndex !== i) {
+      const first = items[firstIndex]!.decl;
+      diagnostics.push({
+        code: 'duplicate-declaration',
+        severity: duplicateSeverity,
+        message: `Variable '${name}' is already declared on line ${first.lineNumber + lineDelta[firstIndex]!}`,
+        range: at(i, item.decl.nameRange),
+        data: { name },
+        related: [{ message: `'${name}' is first declared here`, range: at(firstIndex, first.nameRange) }],
+      });
+    }
+    for (; k < own.length; k++) diagnostics.push(shiftDiagnostic(own[k]!, offsetDelta[i]!, lineDelta[i]!));
+  }
+
+  diagnostics = diagnostics.concat(
+    checkUndefined(snapshot, firstOf, at),
+    checkCycles(items, firsts, firstOf, at),
+    options.commands ? checkCommands(items, options.commands, at) : [],
+    checkUnused(items, firsts, firstOf, at),
+  );
+
+  let plan: Plan | null = null;
+  let symbols: Symbols | null = null;
+  const materialise = (): Plan => {
+    if (!plan) {
+      const declarations: Declaration[] = new Array<Declaration>(n);
+      for (let i = 0; i < n; i++) declarations[i] = shiftDeclaration(items[i]!.decl, offsetDelta[i]!, lineDelta[i]!);
+      plan = { kind: 'plan', range: lineIndex.range(0, text.length), english: null, declarations, freeComments: snapshot.preamble.freeComments };
+    }
+    return plan;
+  };
+  return {
+    source: text,
+    lineIndex,
+    diagnostics,
+    get plan() {
+      return materialise();
+    },
+    get symbols() {
+      symbols ??= buildSymbols(materialise());
+      return symbols;
+    },
+  };
+}
+
+type At = (i: number, r: SourceRange) => SourceRange;
+
+function checkUndefined(snapshot: PlanSnapshot, firstOf: ReadonlyMap<string, number>, at: At): Diagnostic[] {
+  const items = snapshot.items!;
+  const out: Diagnostic[] = [];
+  const hints = snapshot.hints;
+  const ranked = new Set<string>();
+  let candidates: string[] | null = null;
+  for (let i = 0; i < items.length; i++) {
+    const d = items[i]!.decl;
+    for (const a of d.arguments) {
+      if (a.kind !== 'reference' || firstOf.has(a.name) || a.name === 'input') continue;
+      let h: string[] = [];
+      if (ranked.has(a.name) || ranked.size < MAX_SUGGESTED_NAMES) {
+        ranked.add(a.name);
+        let known = hints.get(a.name);
+        if (!known) {
+          candidates ??= [...firstOf.keys(), 'input'];
+          known = suggest(a.name, candidates);
+          hints.set(a.name, known);
+        }
+        h = known;
+      }
+      const user = d.name === '' ? '' : ` (used by '${d.name}')`;
+      out.push({
+        code: 'undefined-variable',
+        severity: 'error',
+        message: `Variable '${a.name}' is not declared${user}${h.length ? '.' + didYouMean(h) : ''}`,
+        range: at(i, a.range),
+        data: { name: a.name, suggestions: h },
+      });
+    }
+  }
+  return out;
+}
+
+function checkCommands(items: readonly Item[], commands: CommandSurface, at: At): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  let names: string[] | null = null;
+  const cache = new Map<string, string[]>();
+  for (let i = 0; i < items.length; i++) {
+    const command = items[i]!.decl.command;
+    if (!command || BUILTIN_COMMANDS.includes(command.name) || commands.has(command.name)) continue;
+    let suggestions = cache.get(command.name);
+    if (!suggestions) {
+      names ??= [...commands.names, ...BUILTIN_COMMANDS];
+      suggestions = suggest(command.name, names);
+      cache.set(command.name, suggestions);
+    }
+    out.push({
+      code: 'unknown-command',
+      severity: 'error',
+      message: `Unknown command '${command.name}': it is not in the skills description.${didYouMean(suggestions)}`.replace(/\.$/, ''),
+      range: at(i, command.range),
+      data: { name: command.name, suggestions },
+    });
+  }
+  return out;
+}
+
+function checkUnused(items: readonly Item[], firsts: readonly number[], firstOf: ReadonlyMap<string, number>, at: At): Diagnostic[] {
+  const used = new Uint8Array(firsts.length);
+  for (const item of items) {
+    for (const name of item.decl.dependencies) {
+      const k = firstOf.get(name);
+      if (k !== undefined) used[k] = 1;
+    }
+  }
+  const out: Diagnostic[] = [];
+  for (let k = 0; k < firsts.length; k++) {
+    const i = firsts[k]!;
+    const d = items[i]!.decl;
+    if (used[k] || d.name === 'lastAnswer') continue;
+    if (d.command && isFinalCommand(d.command.name)) continue;
+    out.push({
+      code: 'unused-variable',
+      severity: d.command?.name === 'assign' ? 'warning' : 'info',
+      message: `Variable '${d.name}' is never used`,
+      range: at(i, d.nameRange),
+      data: { name: d.name },
+    });
+  }
+  return out;
+}
+
+/**
+ * `cycle`: one diagnostic per strongly connected component with a cycle, as core reports it
+ * (the component's first declaration, its first reference into the component, the shortest
+ * path back, the other members as related locations), ordered by that reference.
+ */
+function checkCycles(items: readonly Item[], firsts: readonly number[], firstOf: ReadonlyMap<string, number>, at: At): Diagnostic[] {
+  const n = firsts.length;
+  const offsets = new Int32Array(n + 1);
+  let targets = new Int32Array(Math.max(16, n));
+  let edges = 0;
+  for (let k = 0; k < n; k++) {
+    offsets[k] = edges;
+    for (const name of items[firsts[k]!]!.decl.dependencies) {
+      const j = firstOf.get(name);
+      if (j === undefined) continue;
+      if (edges === targets.length) {
+        const grown = new Int32Array(targets.length * 2);
+        grown.set(targets);
+        targets = grown;
+      }
+      targets[edges++] = j;
+    }
+  }
+  offsets[n] = edges;
+  // Peel what cannot be on a cycle: declarations whose dependencies all peel (Kahn), then those
+  // no remaining declaration depends on.
+  const dependents = new Int32Array(n + 1);
+  for (let e = 0; e < edges; e++) dependents[targets[e]! + 1]!++;
+  for (let k = 0; k < n; k++) dependents[k + 1]! += dependents[k]!;
+  const fill = dependents.slice(0, n);
+  const sources = new Int32Array(edges);
+  for (let k = 0; k < n; k++) for (let e = offsets[k]!; e < offsets[k + 1]!; e++) sources[fill[targets[e]!]!++] = k;
+  const remaining = new Int32Array(n);
+  const alive = new Uint8Array(n).fill(1);
+  const queue = new Int32Array(n);
+  let head = 0;
+  let tail = 0;
+  for (let k = 0; k < n; k++) {
+    remaining[k] = offsets[k + 1]! - offsets[k]!;
+    if (remaining[k] === 0) queue[tail++] = k;
+  }
+  while (head < tail) {
+    const k = queue[head++]!;
+    alive[k] = 0;
+    for (let e = dependents[k]!; e < dependents[k + 1]!; e++) if (--remaining[sources[e]!]! === 0) queue[tail++] = sources[e]!;
+  }
+  if (tail === n) return [];
+  const inDegree = new Int32Array(n);
+  for (let k = 0; k < n; k++) if (alive[k]) for (let e = offsets[k]!; e < offsets[k + 1]!; e++) if (alive[targets[e]!]) inDegree[targets[e]!]!++;
+  head = tail = 0;
+  for (let k = 0; k < n; k++) if (alive[k] && inDegree[k] === 0) queue[tail++] = k;
+  while (head < tail) {
+    const k = queue[head++]!;
+    alive[k] = 0;
+    for (let e = offsets[k]!; e < offsets[k + 1]!; e++) if (alive[targets[e]!] && --inDegree[targets[e]!]! === 0) queue[tail++] = targets[e]!;
+  }
+  const rest: number[] = [];
+  for (let k = 0; k < n; k++) if (alive[k]) rest.push(k);
+  if (rest.length === 0) return [];
+  const deps: number[][] = [];
+  for (const k of rest) deps[k] = Array.from(targets.subarray(offsets[k]!, offsets[k + 1]!));
+
+  const out: { at: number; diagnostic: Diagnostic }[] = [];
+  for (const members of stronglyConnected(rest, deps, alive)) {
+    const set = new Set(members);
+    if (members.length === 1 && !deps[members[0]!]!.includes(members[0]!)) continue;
+    let first = members[0]!;
+    for (const m of members) if (m < first) first = m;
+    const i = firsts[first]!;
+    const decl = items[i]!.decl;
+    const ref = decl.arguments.find((a) => a.kind === 'reference' && set.has(firstOf.get(a.name) ?? -1))!;
+    const path = cyclePath(first, firstOf.get((ref as { name: string }).name)!, deps, set).map((k) => items[firsts[k]!]!.decl.name);
+    const sorted = members.slice().sort((a, b) => a - b);
+    const shown = path.length <= MAX_CYCLE_NAMES ? path.join(' -> ')
+      : `${path.slice(0, MAX_CYCLE_NAMES - 1).join(' -> ')} -> ... -> ${decl.name} (${path.length - 1} declarations)`;
+    const range = at(i, ref.range);
+    out.push({
+      at: range.start,
+      diagnostic: {
+        code: 'cycle',
+        severity: 'error',
+        message: `Dependency cycle: ${shown}`,
+        range,
+        data: { name: decl.name, cycle: path },
+        related: sorted.filter((k) => k !== first).slice(0, MAX_RELATED).map((k) => ({
+          message: `'${items[firsts[k]!]!.decl.name}' is part of the dependency cycle through '${decl.name}'`,
+          range: at(firsts[k]!, items[firsts[k]!]!.decl.nameRange),
+        })),
+      },
+    });
+  }
+  return out.sort((a, b) => a.at - b.at).map((o) => o.diagnostic);
+}
+
+/** Tarjan's strongly connected components, iteratively, over the live nodes. */
+function stronglyConnected(rest: readonly number[], deps: readonly (readonly number[])[], alive: Uint8Array): number[][] {
+  const index = new Map<number, number>();
+  const low = new Map<number, number>();
+  const onStack = new Set<number>();
+  const stack: number[] = [];
+  const out: number[][] = [];
+  let counter = 0;
+  for (const root of rest) {
+    if (index.has(root)) continue;
+    const work: { v: number; k: number }[] = [{ v: root, k: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const edges = deps[frame.v]!;
+      if (frame.k < edges.length) {
+        const w = edges[frame.k++]!;
+        if (!alive[w]) continue;
+        if (!index.has(w)) {
+          index.set(w, counter);
+          low.set(w, counter++);
+          stack.push(w);
+          onStack.add(w);
+          work.push({ v: w, k: 0 });
+        } else if (onStack.has(w)) low.set(frame.v, Math.min(low.get(frame.v)!, index.get(w)!));
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.v;
+        low.set(parent, Math.min(low.get(parent)!, low.get(frame.v)!));
+      }
+      if (low.get(frame.v) === index.get(frame.v)) {
+        const component: number[] = [];
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          component.push(w);
+        } while (w !== frame.v);
+        out.push(component);
+      }
+    }
+  }
+  return out;
+}
+
+/** A shortest path start -> next -> ... -> start inside one component (breadth-first). */
+function cyclePath(start: number, next: number, deps: readonly (readonly number[])[], members: ReadonlySet<number>): number[] {
+  if (next === start) return [start, start];
+  const parent = new Map<number, number>([[next, -1]]);
+  let frontier = [next];
+  while (frontier.length > 0 && !parent.has(start)) {
+    const following: number[] = [];
+    for (const v of frontier) {
+      for (const w of deps[v]!) {
+        if (!members.has(w) || parent.has(w)) continue;
+        parent.set(w, v);
+        following.push(w);
+      }
+    }
+    frontier = following;
+  }
+  const back: number[] = [];
+  for (let v = start; v !== -1; v = parent.get(v)!) back.push(v);
+  back.reverse();
+  return [start].concat(back);
+}
