@@ -10,7 +10,7 @@
 import { isDeepStrictEqual } from 'node:util';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { analyzePlan, CommandSurface, planGraphData, type Analysis } from '@lightsop/core';
+import { analyzePlan, CommandSurface, computeLineStarts, planGraphData, type Analysis } from '@lightsop/core';
 import { analyzeEdit, analyzeFull } from '../../packages/language-server/src/incremental';
 
 const SKILLS = CommandSurface.fromDescription({ fetch: 'Downloads', summarize: 'Summarizes', tr: 'Translates' });
@@ -75,6 +75,7 @@ describe('incremental analysis in the language server', () => {
           text = apply(text, e);
           current = analyzeEdit(current.snapshot, text, options);
           expect(current.analysis.source).toBe(text);
+          expect(Array.from(current.analysis.lineIndex.lineStarts)).toEqual(computeLineStarts(text));
           expectSame(current.analysis, analyzePlan(text, options));
         }
       }),

@@ -61,6 +61,8 @@ export interface PlanSnapshot {
   readonly preamble: Preamble;
   /** Did-you-mean hints of undeclared names, valid while the set of declared names is unchanged. */
   readonly hints: Map<string, string[]>;
+  /** The results of the checks across blocks, kept while no edit changes a name, command or reference. */
+  graph: Graph | null;
 }
 
 export interface IncrementalAnalysis {
@@ -96,6 +98,7 @@ export function analyzeFull(text: string, options: IncrementalOptions): Incremen
     lineDelta: new Int32Array(chunk.items.length),
     preamble: chunk.preamble,
     hints: new Map(),
+    graph: null,
   };
   return { analysis: buildAnalysis(snapshot, options), snapshot };
 }
@@ -135,7 +138,7 @@ export function analyzeEdit(previous: PlanSnapshot, text: string, options: Incre
   const endOffsetOld = to < n ? oldLines.lineStarts[blockLine(to)]! : old.length;
   const endOffset = endOffsetOld + sizeDelta;
 
-  const lineIndex = new LineIndex(text);
+  const lineIndex = new LineIndex(text, editLineStarts(oldLines.lineStarts, text, firstChanged, lastChanged, sizeDelta));
   const linesDelta = lineIndex.lineCount - oldLines.lineCount;
   const chunk = parseChunk(text.slice(startOffset, endOffset), startLine);
   const chunkOffset = startLine === 0 ? startOffset : startOffset - CHUNK_PREFIX.length;
@@ -143,9 +146,7 @@ export function analyzeEdit(previous: PlanSnapshot, text: string, options: Incre
 
   const added = chunk.items.length;
   const count = from + added + (n - to);
-  const nextItems: Item[] = items.slice(0, from);
-  for (const item of chunk.items) nextItems.push(item);
-  for (let i = to; i < n; i++) nextItems.push(items[i]!);
+  const nextItems: Item[] = items.slice(0, from).concat(chunk.items, items.slice(to));
   const nextOffset = new Int32Array(count);
   const nextLine = new Int32Array(count);
   nextOffset.set(offsetDelta.subarray(0, from));
@@ -157,9 +158,16 @@ export function analyzeEdit(previous: PlanSnapshot, text: string, options: Incre
     nextLine[k] = lineDelta[i]! + linesDelta;
   }
 
-  // The hints stay valid while the declared names are the same, in the same order.
+  // The hints stay valid while the declared names are the same, in the same order; the checks
+  // across blocks while names, commands and references are.
   let sameNames = to - from === added;
-  for (let k = 0; sameNames && k < added; k++) sameNames = items[from + k]!.decl.name === chunk.items[k]!.decl.name;
+  let sameGraph = sameNames;
+  for (let k = 0; sameNames && k < added; k++) {
+    const a = items[from + k]!.decl;
+    const b = chunk.items[k]!.decl;
+    sameNames = a.name === b.name;
+    sameGraph &&= sameNames && a.command?.name === b.command?.name && sameReferences(a, b);
+  }
 
   const snapshot: PlanSnapshot = {
     text,
@@ -168,9 +176,49 @@ export function analyzeEdit(previous: PlanSnapshot, text: string, options: Incre
     offsetDelta: nextOffset,
     lineDelta: nextLine,
     preamble: startLine === 0 ? chunk.preamble : previous.preamble,
-    hints: sameNames ? previous.hints : new Map(),
+    hints: snapshotHints(previous, sameNames),
+    graph: sameGraph ? previous.graph
+      : sameNames && previous.graph ? updateGraph(previous.graph, items, nextItems, from, to, snapshotHints(previous, sameNames)) : null,
   };
   return { analysis: buildAnalysis(snapshot, options), snapshot };
+}
+
+function snapshotHints(previous: PlanSnapshot, sameNames: boolean): Map<string, string[]> {
+  return sameNames ? previous.hints : new Map();
+}
+
+/** True when two declarations reference the same names in the same order. */
+function sameReferences(a: Declaration, b: Declaration): boolean {
+  if (a.dependencies.length !== b.dependencies.length) return false;
+  const x = a.arguments;
+  const y = b.arguments;
+  let i = 0;
+  let j = 0;
+  for (;;) {
+    while (i < x.length && x[i]!.kind !== 'reference') i++;
+    while (j < y.length && y[j]!.kind !== 'reference') j++;
+    if (i === x.length || j === y.length) return i === x.length && j === y.length;
+    if ((x[i] as { name: string }).name !== (y[j] as { name: string }).name) return false;
+    i++;
+    j++;
+  }
+}
+
+/**
+ * The line starts of the new text: those up to the first changed line are kept, those after
+ * the last one shifted, and only the lines in between are scanned.
+ */
+function editLineStarts(old: ArrayLike<number>, text: string, firstChanged: number, lastChanged: number, sizeDelta: number): Int32Array {
+  const tailFrom = lastChanged + 1;
+  const tail = old.length - tailFrom;
+  const middle: number[] = [];
+  const scanEnd = tailFrom < old.length ? old[tailFrom]! + sizeDelta - 1 : text.length;
+  for (let i = text.indexOf('\n', old[firstChanged]!); i !== -1 && i < scanEnd; i = text.indexOf('\n', i + 1)) middle.push(i + 1);
+  const out = new Int32Array(firstChanged + 1 + middle.length + tail);
+  for (let k = 0; k <= firstChanged; k++) out[k] = old[k]!;
+  out.set(middle, firstChanged + 1);
+  for (let k = 0, o = firstChanged + 1 + middle.length; k < tail; k++, o++) out[o] = old[tailFrom + k]! + sizeDelta;
+  return out;
 }
 
 function english(text: string, lineIndex: LineIndex, options: IncrementalOptions): IncrementalAnalysis {
@@ -183,6 +231,7 @@ function english(text: string, lineIndex: LineIndex, options: IncrementalOptions
     lineDelta: new Int32Array(0),
     preamble: { diagnostics: [], freeComments: [] },
     hints: new Map(),
+    graph: null,
   };
   return { analysis, snapshot };
 }
@@ -306,60 +355,105 @@ function shiftDeclaration(d: Declaration, offset: number, line: number): Declara
 }
 
 // ---------------------------------------------------------------------------------------------
-// The checks that cross blocks, in check order, with core's messages.
+// The checks that cross blocks, in check order, with core's messages. Their results are kept in
+// a relocatable form (item index and which range of its declaration), so that an edit that
+// changes no name, command or reference reuses them and only places them again.
+
+/** Which range of a declaration: its name, its command, or its k-th reference argument (k >= 0). */
+const NAME = -1;
+const COMMAND = -2;
+
+interface Located {
+  readonly item: number;
+  readonly at: number;
+}
+
+interface GraphDiagnostic extends Located {
+  readonly code: Diagnostic['code'];
+  readonly severity: Diagnostic['severity'];
+  readonly message: string;
+  readonly data: NonNullable<Diagnostic['data']>;
+  readonly related?: readonly (Located & { readonly message: string })[];
+}
+
+interface Graph {
+  /** The symbol table's core: name to its position k among first declarations. */
+  readonly firstOf: ReadonlyMap<string, number>;
+  /** Item index of the k-th first declaration. */
+  readonly firsts: Int32Array;
+  /** k of each item that is a first declaration, else -1. */
+  readonly firstK: Int32Array;
+  /** Item index of the first declaration of each item's name when it is a duplicate, else -1. */
+  readonly duplicateOf: Int32Array;
+  /** The dependencies of the k-th first declaration that are declared, as positions k. */
+  readonly resolved: readonly (readonly number[])[];
+  /** How many `$` references (of any declaration) name the k-th first declaration. */
+  readonly useCount: Int32Array;
+  readonly undefinedRefs: readonly GraphDiagnostic[];
+  /** Distinct undeclared names among them. */
+  readonly undefinedNames: number;
+  readonly cycles: readonly GraphDiagnostic[];
+  readonly unused: readonly GraphDiagnostic[];
+  /** Unknown commands, for the command surface they were checked against. */
+  commands: { readonly surface: CommandSurface; readonly diagnostics: readonly GraphDiagnostic[] } | null;
+}
 
 function didYouMean(suggestions: readonly string[]): string {
   if (suggestions.length === 0) return '';
   return ` Did you mean ${suggestions.map((s) => `'${s}'`).join(' or ')}?`;
 }
 
+function referenceRange(d: Declaration, k: number): SourceRange {
+  let seen = 0;
+  for (const a of d.arguments) if (a.kind === 'reference' && seen++ === k) return a.range;
+  return d.nameRange;
+}
+
 function buildAnalysis(snapshot: PlanSnapshot, options: IncrementalOptions): Analysis {
   const items = snapshot.items!;
   const { offsetDelta, lineDelta, text, lineIndex } = snapshot;
   const n = items.length;
-  const at = (i: number, r: SourceRange) => shiftRange(r, offsetDelta[i]!, lineDelta[i]!);
-
-  // The symbol table's core: each name's first declaration (item index), in order.
-  const firstOf = new Map<string, number>();
-  const firsts: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const name = items[i]!.decl.name;
-    if (name === '' || firstOf.has(name)) continue;
-    firstOf.set(name, firsts.length);
-    firsts.push(i);
+  const graph = (snapshot.graph ??= computeGraph(snapshot));
+  if (options.commands && graph.commands?.surface !== options.commands) {
+    graph.commands = { surface: options.commands, diagnostics: checkCommands(items, options.commands) };
   }
+  const rangeOf = (i: number, at: number): SourceRange => {
+    const d = items[i]!.decl;
+    return shiftRange(at === NAME ? d.nameRange : at === COMMAND ? d.command!.range : referenceRange(d, at), offsetDelta[i]!, lineDelta[i]!);
+  };
+  const place = (g: GraphDiagnostic): Diagnostic => {
+    const out: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = { code: g.code, severity: g.severity, message: g.message, range: rangeOf(g.item, g.at), data: g.data };
+    if (g.related) out.related = g.related.map((r) => ({ message: r.message, range: rangeOf(r.item, r.at) }));
+    return out;
+  };
 
   // Syntax diagnostics with duplicates, per declaration (4.1): the lexical error first.
-  let diagnostics: Diagnostic[] = snapshot.preamble.diagnostics.slice();
+  const diagnostics: Diagnostic[] = snapshot.preamble.diagnostics.slice();
   const duplicateSeverity = codeInfo('duplicate-declaration').severity;
+  const { duplicateOf } = graph;
   for (let i = 0; i < n; i++) {
     const item = items[i]!;
-    const name = item.decl.name;
-    const firstIndex = name === '' ? i : firsts[firstOf.get(name)!]!;
-    if (!item.diagnostics && firstIndex === i) continue;
+    const firstIndex = duplicateOf[i]!;
+    if (!item.diagnostics && firstIndex < 0) continue;
     const own = item.diagnostics ?? [];
     let k = 0;
     for (; k < own.length && (own[k]!.code === 'unterminated-string' || own[k]!.code === 'invalid-escape'); k++) diagnostics.push(shiftDiagnostic(own[k]!, offsetDelta[i]!, lineDelta[i]!));
-    if (firstIndex !== i) {
-      const first = items[firstIndex]!.decl;
+    if (firstIndex >= 0) {
+      const name = item.decl.name;
       diagnostics.push({
         code: 'duplicate-declaration',
         severity: duplicateSeverity,
-        message: `Variable '${name}' is already declared on line ${first.lineNumber + lineDelta[firstIndex]!}`,
-        range: at(i, item.decl.nameRange),
+        message: `Variable '${name}' is already declared on line ${items[firstIndex]!.decl.lineNumber + lineDelta[firstIndex]!}`,
+        range: rangeOf(i, NAME),
         data: { name },
-        related: [{ message: `'${name}' is first declared here`, range: at(firstIndex, first.nameRange) }],
+        related: [{ message: `'${name}' is first declared here`, range: rangeOf(firstIndex, NAME) }],
       });
     }
     for (; k < own.length; k++) diagnostics.push(shiftDiagnostic(own[k]!, offsetDelta[i]!, lineDelta[i]!));
   }
-
-  diagnostics = diagnostics.concat(
-    checkUndefined(snapshot, firstOf, at),
-    checkCycles(items, firsts, firstOf, at),
-    options.commands ? checkCommands(items, options.commands, at) : [],
-    checkUnused(items, firsts, firstOf, at),
-  );
+  for (const list of [graph.undefinedRefs, graph.cycles, options.commands ? graph.commands!.diagnostics : [], graph.unused]) {
+    for (const g of list) diagnostics.push(place(g));
+  }
 
   let plan: Plan | null = null;
   let symbols: Symbols | null = null;
@@ -385,18 +479,133 @@ function buildAnalysis(snapshot: PlanSnapshot, options: IncrementalOptions): Ana
   };
 }
 
-type At = (i: number, r: SourceRange) => SourceRange;
-
-function checkUndefined(snapshot: PlanSnapshot, firstOf: ReadonlyMap<string, number>, at: At): Diagnostic[] {
+/** Runs the checks across blocks over every declaration (but unknown commands, checked per surface). */
+function computeGraph(snapshot: PlanSnapshot): Graph {
   const items = snapshot.items!;
-  const out: Diagnostic[] = [];
-  const hints = snapshot.hints;
+  const n = items.length;
+  const firstOf = new Map<string, number>();
+  const firstList: number[] = [];
+  const firstK = new Int32Array(n).fill(-1);
+  const duplicateOf = new Int32Array(n).fill(-1);
+  for (let i = 0; i < n; i++) {
+    const name = items[i]!.decl.name;
+    if (name === '') continue;
+    const k = firstOf.get(name);
+    if (k !== undefined) duplicateOf[i] = firstList[k]!;
+    else {
+      firstK[i] = firstList.length;
+      firstOf.set(name, firstList.length);
+      firstList.push(i);
+    }
+  }
+  const firsts = Int32Array.from(firstList);
+  const resolved: number[][] = new Array<number[]>(firsts.length);
+  const useCount = new Int32Array(firsts.length);
+  for (let i = 0; i < n; i++) {
+    const deps = items[i]!.decl.dependencies;
+    const k = firstK[i]!;
+    if (k >= 0) resolved[k] = resolve(deps, firstOf);
+    for (const name of deps) {
+      const j = firstOf.get(name);
+      if (j !== undefined) useCount[j]!++;
+    }
+  }
+  const undefinedRefs = checkUndefined(items, 0, n, snapshot.hints, firstOf);
+  return {
+    firstOf,
+    firsts,
+    firstK,
+    duplicateOf,
+    resolved,
+    useCount,
+    undefinedRefs,
+    undefinedNames: distinctNames(undefinedRefs),
+    cycles: checkCycles(items, firsts, firstOf, resolved),
+    unused: checkUnused(items, firsts, useCount),
+    commands: null,
+  };
+}
+
+/**
+ * The checks again after an edit that kept every declared name in place (items [from, to) were
+ * parsed again, as many as before): only those items' references are resolved and counted
+ * again and their diagnostics replaced; cycles and unused variables are read from the updated
+ * integer tables, without a name lookup.
+ */
+function updateGraph(previous: Graph, oldItems: readonly Item[], items: readonly Item[], from: number, to: number, hints: Map<string, string[]>): Graph {
+  const { firstOf, firsts, firstK } = previous;
+  const resolved = previous.resolved.slice();
+  const useCount = previous.useCount.slice();
+  for (let i = from; i < to; i++) {
+    for (const name of oldItems[i]!.decl.dependencies) {
+      const j = firstOf.get(name);
+      if (j !== undefined) useCount[j]!--;
+    }
+    const deps = items[i]!.decl.dependencies;
+    for (const name of deps) {
+      const j = firstOf.get(name);
+      if (j !== undefined) useCount[j]!++;
+    }
+    const k = firstK[i]!;
+    if (k >= 0) resolved[k] = resolve(deps, firstOf);
+  }
+  const splice = (list: readonly GraphDiagnostic[], fresh: readonly GraphDiagnostic[]): GraphDiagnostic[] => {
+    const a = lowerBound(list.length, (x) => list[x]!.item >= from);
+    const b = lowerBound(list.length, (x) => list[x]!.item >= to);
+    return list.slice(0, a).concat(fresh, list.slice(b));
+  };
+  // Hints go to the first 200 distinct undeclared names: splicing keeps them right while every
+  // name gets them, before and after.
+  let undefinedRefs = splice(previous.undefinedRefs, checkUndefined(items, from, to, hints, firstOf));
+  let undefinedNames = distinctNames(undefinedRefs);
+  if (previous.undefinedNames > MAX_SUGGESTED_NAMES || undefinedNames > MAX_SUGGESTED_NAMES) {
+    undefinedRefs = checkUndefined(items, 0, items.length, hints, firstOf);
+    undefinedNames = distinctNames(undefinedRefs);
+  }
+  const commands = previous.commands;
+  return {
+    firstOf,
+    firsts,
+    firstK,
+    duplicateOf: previous.duplicateOf,
+    resolved,
+    useCount,
+    undefinedRefs,
+    undefinedNames,
+    cycles: checkCycles(items, firsts, firstOf, resolved),
+    unused: checkUnused(items, firsts, useCount),
+    commands: commands && { surface: commands.surface, diagnostics: splice(commands.diagnostics, checkCommands(items, commands.surface, from, to)) },
+  };
+}
+
+function resolve(dependencies: readonly string[], firstOf: ReadonlyMap<string, number>): number[] {
+  const out: number[] = [];
+  for (const name of dependencies) {
+    const j = firstOf.get(name);
+    if (j !== undefined) out.push(j);
+  }
+  return out;
+}
+
+function distinctNames(list: readonly GraphDiagnostic[]): number {
+  const names = new Set<string>();
+  for (const g of list) names.add(g.data.name!);
+  return names.size;
+}
+
+/** `undefined-variable` for the references of items [from, to). */
+function checkUndefined(items: readonly Item[], from: number, to: number, hints: Map<string, string[]>, firstOf: ReadonlyMap<string, number>): GraphDiagnostic[] {
+  const out: GraphDiagnostic[] = [];
   const ranked = new Set<string>();
   let candidates: string[] | null = null;
-  for (let i = 0; i < items.length; i++) {
+  for (let i = from; i < to; i++) {
     const d = items[i]!.decl;
+    if (d.dependencies.length === 0) continue;
+    let r = -1;
     for (const a of d.arguments) {
-      if (a.kind !== 'reference' || firstOf.has(a.name) || a.name === 'input') continue;
+      if (a.kind !== 'reference') continue;
+      r++;
+      if (firstOf.has(a.name) || a.name === 'input') continue;
       let h: string[] = [];
       if (ranked.has(a.name) || ranked.size < MAX_SUGGESTED_NAMES) {
         ranked.add(a.name);
@@ -410,10 +619,11 @@ function checkUndefined(snapshot: PlanSnapshot, firstOf: ReadonlyMap<string, num
       }
       const user = d.name === '' ? '' : ` (used by '${d.name}')`;
       out.push({
+        item: i,
+        at: r,
         code: 'undefined-variable',
         severity: 'error',
         message: `Variable '${a.name}' is not declared${user}${h.length ? '.' + didYouMean(h) : ''}`,
-        range: at(i, a.range),
         data: { name: a.name, suggestions: h },
       });
     }
@@ -421,11 +631,12 @@ function checkUndefined(snapshot: PlanSnapshot, firstOf: ReadonlyMap<string, num
   return out;
 }
 
-function checkCommands(items: readonly Item[], commands: CommandSurface, at: At): Diagnostic[] {
-  const out: Diagnostic[] = [];
+/** `unknown-command` for items [from, to). */
+function checkCommands(items: readonly Item[], commands: CommandSurface, from = 0, to = items.length): GraphDiagnostic[] {
+  const out: GraphDiagnostic[] = [];
   let names: string[] | null = null;
   const cache = new Map<string, string[]>();
-  for (let i = 0; i < items.length; i++) {
+  for (let i = from; i < to; i++) {
     const command = items[i]!.decl.command;
     if (!command || BUILTIN_COMMANDS.includes(command.name) || commands.has(command.name)) continue;
     let suggestions = cache.get(command.name);
@@ -435,35 +646,31 @@ function checkCommands(items: readonly Item[], commands: CommandSurface, at: At)
       cache.set(command.name, suggestions);
     }
     out.push({
+      item: i,
+      at: COMMAND,
       code: 'unknown-command',
       severity: 'error',
       message: `Unknown command '${command.name}': it is not in the skills description.${didYouMean(suggestions)}`.replace(/\.$/, ''),
-      range: at(i, command.range),
       data: { name: command.name, suggestions },
     });
   }
   return out;
 }
 
-function checkUnused(items: readonly Item[], firsts: readonly number[], firstOf: ReadonlyMap<string, number>, at: At): Diagnostic[] {
-  const used = new Uint8Array(firsts.length);
-  for (const item of items) {
-    for (const name of item.decl.dependencies) {
-      const k = firstOf.get(name);
-      if (k !== undefined) used[k] = 1;
-    }
-  }
-  const out: Diagnostic[] = [];
+function checkUnused(items: readonly Item[], firsts: Int32Array, useCount: Int32Array): GraphDiagnostic[] {
+  const out: GraphDiagnostic[] = [];
   for (let k = 0; k < firsts.length; k++) {
+    if (useCount[k]! > 0) continue;
     const i = firsts[k]!;
     const d = items[i]!.decl;
-    if (used[k] || d.name === 'lastAnswer') continue;
+    if (d.name === 'lastAnswer') continue;
     if (d.command && isFinalCommand(d.command.name)) continue;
     out.push({
+      item: i,
+      at: NAME,
       code: 'unused-variable',
       severity: d.command?.name === 'assign' ? 'warning' : 'info',
       message: `Variable '${d.name}' is never used`,
-      range: at(i, d.nameRange),
       data: { name: d.name },
     });
   }
@@ -475,25 +682,13 @@ function checkUnused(items: readonly Item[], firsts: readonly number[], firstOf:
  * (the component's first declaration, its first reference into the component, the shortest
  * path back, the other members as related locations), ordered by that reference.
  */
-function checkCycles(items: readonly Item[], firsts: readonly number[], firstOf: ReadonlyMap<string, number>, at: At): Diagnostic[] {
+function checkCycles(items: readonly Item[], firsts: Int32Array, firstOf: ReadonlyMap<string, number>, resolved: readonly (readonly number[])[]): GraphDiagnostic[] {
   const n = firsts.length;
   const offsets = new Int32Array(n + 1);
-  let targets = new Int32Array(Math.max(16, n));
-  let edges = 0;
-  for (let k = 0; k < n; k++) {
-    offsets[k] = edges;
-    for (const name of items[firsts[k]!]!.decl.dependencies) {
-      const j = firstOf.get(name);
-      if (j === undefined) continue;
-      if (edges === targets.length) {
-        const grown = new Int32Array(targets.length * 2);
-        grown.set(targets);
-        targets = grown;
-      }
-      targets[edges++] = j;
-    }
-  }
-  offsets[n] = edges;
+  for (let k = 0; k < n; k++) offsets[k + 1] = offsets[k]! + resolved[k]!.length;
+  const edges = offsets[n]!;
+  const targets = new Int32Array(edges);
+  for (let k = 0; k < n; k++) targets.set(resolved[k]!, offsets[k]!);
   // Peel what cannot be on a cycle: declarations whose dependencies all peel (Kahn), then those
   // no remaining declaration depends on.
   const dependents = new Int32Array(n + 1);
@@ -532,7 +727,7 @@ function checkCycles(items: readonly Item[], firsts: readonly number[], firstOf:
   const deps: number[][] = [];
   for (const k of rest) deps[k] = Array.from(targets.subarray(offsets[k]!, offsets[k + 1]!));
 
-  const out: { at: number; diagnostic: Diagnostic }[] = [];
+  const out: GraphDiagnostic[] = [];
   for (const members of stronglyConnected(rest, deps, alive)) {
     const set = new Set(members);
     if (members.length === 1 && !deps[members[0]!]!.includes(members[0]!)) continue;
@@ -540,28 +735,36 @@ function checkCycles(items: readonly Item[], firsts: readonly number[], firstOf:
     for (const m of members) if (m < first) first = m;
     const i = firsts[first]!;
     const decl = items[i]!.decl;
-    const ref = decl.arguments.find((a) => a.kind === 'reference' && set.has(firstOf.get(a.name) ?? -1))!;
-    const path = cyclePath(first, firstOf.get((ref as { name: string }).name)!, deps, set).map((k) => items[firsts[k]!]!.decl.name);
+    let r = -1;
+    let refName = '';
+    for (const a of decl.arguments) {
+      if (a.kind !== 'reference') continue;
+      r++;
+      if (set.has(firstOf.get(a.name) ?? -1)) {
+        refName = a.name;
+        break;
+      }
+    }
+    const path = cyclePath(first, firstOf.get(refName)!, deps, set).map((k) => items[firsts[k]!]!.decl.name);
     const sorted = members.slice().sort((a, b) => a - b);
     const shown = path.length <= MAX_CYCLE_NAMES ? path.join(' -> ')
       : `${path.slice(0, MAX_CYCLE_NAMES - 1).join(' -> ')} -> ... -> ${decl.name} (${path.length - 1} declarations)`;
-    const range = at(i, ref.range);
     out.push({
-      at: range.start,
-      diagnostic: {
-        code: 'cycle',
-        severity: 'error',
-        message: `Dependency cycle: ${shown}`,
-        range,
-        data: { name: decl.name, cycle: path },
-        related: sorted.filter((k) => k !== first).slice(0, MAX_RELATED).map((k) => ({
-          message: `'${items[firsts[k]!]!.decl.name}' is part of the dependency cycle through '${decl.name}'`,
-          range: at(firsts[k]!, items[firsts[k]!]!.decl.nameRange),
-        })),
-      },
+      item: i,
+      at: r,
+      code: 'cycle',
+      severity: 'error',
+      message: `Dependency cycle: ${shown}`,
+      data: { name: decl.name, cycle: path },
+      related: sorted.filter((k) => k !== first).slice(0, MAX_RELATED).map((k) => ({
+        item: firsts[k]!,
+        at: NAME,
+        message: `'${items[firsts[k]!]!.decl.name}' is part of the dependency cycle through '${decl.name}'`,
+      })),
     });
   }
-  return out.sort((a, b) => a.at - b.at).map((o) => o.diagnostic);
+  // Ordered by where their reference is: items are in source order, and so are a declaration's references.
+  return out.sort((a, b) => a.item - b.item || a.at - b.at);
 }
 
 /** Tarjan's strongly connected components, iteratively, over the live nodes. */
