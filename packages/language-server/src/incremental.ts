@@ -42,6 +42,8 @@ interface Item {
   readonly diagnostics: readonly Diagnostic[] | null;
   /** 0-based chunk line where the block starts (its first attached comment, else its header). */
   readonly blockLine: number;
+  /** The last declaration materialised from this item, and the deltas it was moved by. */
+  placed?: { readonly decl: Declaration; readonly offset: number; readonly line: number };
 }
 
 interface Preamble {
@@ -459,8 +461,20 @@ function buildAnalysis(snapshot: PlanSnapshot, options: IncrementalOptions): Ana
   let symbols: Symbols | null = null;
   const materialise = (): Plan => {
     if (!plan) {
+      // Blocks that did not move since they were last materialised (those above the edits) are reused.
       const declarations: Declaration[] = new Array<Declaration>(n);
-      for (let i = 0; i < n; i++) declarations[i] = shiftDeclaration(items[i]!.decl, offsetDelta[i]!, lineDelta[i]!);
+      for (let i = 0; i < n; i++) {
+        const item = items[i]!;
+        const offset = offsetDelta[i]!;
+        const line = lineDelta[i]!;
+        const placed = item.placed;
+        if (placed && placed.offset === offset && placed.line === line) declarations[i] = placed.decl;
+        else {
+          const decl = shiftDeclaration(item.decl, offset, line);
+          item.placed = { decl, offset, line };
+          declarations[i] = decl;
+        }
+      }
       plan = { kind: 'plan', range: lineIndex.range(0, text.length), english: null, declarations, freeComments: snapshot.preamble.freeComments };
     }
     return plan;
@@ -473,7 +487,13 @@ function buildAnalysis(snapshot: PlanSnapshot, options: IncrementalOptions): Ana
       return materialise();
     },
     get symbols() {
-      symbols ??= buildSymbols(materialise());
+      if (!symbols) {
+        // The first declaration of each name is known already: no name is looked up again.
+        const { declarations: all } = materialise();
+        const declarations = new Map<string, Declaration>();
+        for (const i of graph.firsts) declarations.set(all[i]!.name, all[i]!);
+        symbols = buildSymbols(materialise(), { declarations, indexOf: graph.firstOf as Map<string, number> });
+      }
       return symbols;
     },
   };
