@@ -19,7 +19,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const serverBundle = path.join(root, 'packages/language-server/dist/server.cjs');
+// LIGHTSOP_BENCH_SERVER=path/to/server.cjs measures another build of the server (e.g. an older
+// commit's, for before/after figures) against the same baseline.
+const serverBundle = process.env.LIGHTSOP_BENCH_SERVER ? path.resolve(process.env.LIGHTSOP_BENCH_SERVER) : path.join(root, 'packages/language-server/dist/server.cjs');
 const coreBundle = path.join(root, 'packages/core/dist/index.js');
 for (const f of [serverBundle, coreBundle]) {
   if (!existsSync(f)) {
@@ -195,6 +197,7 @@ function report(result, base, goals) {
   console.log(`    max ${ms(Math.max(...result.diagnosticsTimes)).padStart(9)}`);
 }
 
+console.log(`server: ${path.relative(root, serverBundle) || serverBundle}`);
 const large = generatePlan({ declarations: 10_000 });
 const huge = generatePlan({ lines: 100_000 });
 

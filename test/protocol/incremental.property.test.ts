@@ -34,7 +34,7 @@ const plan = fc.array(fc.tuple(line, eol), { maxLength: 10 }).map((ls) => ls.map
 
 /** Text inserted by an edit: characters that change line classes and tokens, and whole lines. */
 const insert = fc.oneof(
-  fc.constantFrom('', 'x', '@', '#', '$', '"', "'", '\\', ' ', '\n', '\r', '\r\n', '@a', '$a', '$c', 'b', '\n@', '\n#', '\n\n', '#!english', '--begin-T--', '--end-T--'),
+  fc.constantFrom('', 'x', '@', '#', '$', '"', "'", '\\', ' ', '\t', '\u200b', '\ufeff', '\u00a0', '\n', '\r', '\r\n', '@a', '$a', '$c', 'b', '\n@', '\n#', '\n\n', '#!english', '--begin-T--', '--end-T--'),
   line.map((l) => `${l}\n`),
 );
 const edit = fc.tuple(fc.double({ min: 0, max: 1, noNaN: true }), fc.nat({ max: 12 }), insert);
