@@ -7,6 +7,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { row } from './_rows.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const bin = path.join(root, 'packages/cli/bin/lightsop.js');
@@ -65,4 +66,9 @@ const rows = cases.map((c) => ({
 console.log(`Whole-process startup, ${RUNS} interleaved runs each (a one-line plan).`);
 console.table(rows);
 const lint = cases.find((c) => c.goal);
-console.log(`ROW startup: lightsop lint of a one-line plan = ${(median(lint.samples) / baseMedian).toFixed(2)}x node -e 0 (median; min ${(Math.min(...lint.samples) / baseMin).toFixed(2)}x) (goal <= 1.3x)`);
+row('lightsop lint of a one-line plan, whole process, vs node -e 0', {
+  value: `${median(lint.samples).toFixed(0)} ms`,
+  baseline: `node -e 0 ${baseMedian.toFixed(0)} ms`,
+  ratio: `${(median(lint.samples) / baseMedian).toFixed(2)}x (min/min ${(Math.min(...lint.samples) / baseMin).toFixed(2)}x)`,
+  goal: '<= 1.3x',
+});
