@@ -16,6 +16,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { row } from './_rows.mjs';
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node.js';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -216,3 +217,12 @@ describePlan('plan B', huge);
 const baseB = baselineOf(huge.text);
 const b = await measure(huge.text, { completions: false });
 report(b, baseB, { p50: 100 });
+
+// The runner's summary rows (scripts/bench.mjs reads ROW lines).
+const rowOf = (measure, x, base, goal) => row(measure, { value: ms(x), baseline: `full analyzePlan ${ms(base)}`, ratio: `${(x / base).toFixed(2)}x`, goal });
+console.log('');
+rowOf(`LSP edit -> diagnostics p50, ${large.declarations} declarations`, percentile(a.diagnosticsTimes, 50), baseA.p50, '<= 30 ms');
+rowOf(`LSP edit -> diagnostics p95, ${large.declarations} declarations`, percentile(a.diagnosticsTimes, 95), baseA.p50, '<= 60 ms');
+rowOf(`LSP open -> first diagnostics, ${large.declarations} declarations`, a.openTime, baseA.p50, '<= 150 ms');
+rowOf('LSP completion p50 (settled)', percentile(a.settledTimes, 50), baseA.p50, '<= 16 ms');
+rowOf(`LSP edit -> diagnostics p50, 100,000 lines`, percentile(b.diagnosticsTimes, 50), baseB.p50, '<= 100 ms');

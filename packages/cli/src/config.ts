@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE, parseConfigText } from '@lightsop/core';
-import { readLimitedTextFileSync, UnreadableFileError } from '@lightsop/runtime';
+import { readLimitedTextFileSync, UnreadableFileError } from '@lightsop/runtime/skills';
 import { CliError, CONFIG_ERROR_EXIT } from './errors';
 
 export { CONFIG_FILE };

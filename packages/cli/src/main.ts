@@ -5,18 +5,14 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DIAGNOSTIC_CODES } from '@lightsop/core';
-import { errorText } from '@lightsop/runtime';
 import pkg from '../package.json';
-import { chatCommand } from './commands/chat';
-import { fmtCommand } from './commands/fmt';
-import { graphCommand } from './commands/graph';
-import { lintCommand } from './commands/lint';
-import { DEFAULT_GRACE_MS, runCommand, type ProcessSignals } from './commands/run';
+import type { ProcessSignals } from './commands/run';
 import { formatSeconds, parseDuration } from './duration';
 import { CliError, usageExitCode } from './errors';
 import { exitAfterOutput, workLeftBehind } from './idle';
 import { guardStream, outputFailureExit, type Io } from './io';
-import { baseUrlProblem } from './llm';
+import { DEFAULT_GRACE_MS } from './defaults';
+import { baseUrlProblem } from './llm-url';
 import { guardIo, rememberEnvironmentSecrets, terminalText } from './terminal-text';
 
 /** A commander parser for a duration option (see `parseDuration`). */
@@ -103,6 +99,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .option('-q, --quiet', 'report errors only')
     .addHelpText('after', `\nDiagnostic codes (stable):\n${DIAGNOSTIC_CODES.map((c) => `  ${c.code.padEnd(26)} ${c.severity === 'error' ? 'error  ' : 'warning'}  ${c.summary}`).join('\n')}\n\nExit codes: 0 no errors (warnings within --max-warnings), 1 otherwise, 2 usage or I/O error, 3 invalid lightsop.config.json.`)
     .action(async (paths: string[], opts) => {
+      const { lintCommand } = await import('./commands/lint');
       result.code = await lintCommand(paths, opts, io);
     });
 
@@ -113,6 +110,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .option('--check', 'exit 1 and list the files that are not formatted')
     .option('--write', 'rewrite the files in place')
     .action(async (paths: string[], opts) => {
+      const { fmtCommand } = await import('./commands/fmt');
       result.code = await fmtCommand(paths, opts, io);
     });
 
@@ -122,6 +120,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .argument('<plan>', 'the plan file, or - for standard input')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['dot', 'mermaid', 'json']).default('dot'))
     .action(async (plan: string, opts) => {
+      const { graphCommand } = await import('./commands/graph');
       result.code = await graphCommand(plan, opts, io);
     });
 
@@ -144,6 +143,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .option('--queue <name>', 'with --redis: the queue (default "lightsop")')
     .option('--reconnect-timeout <duration>', 'with --redis: how long Redis may be unreachable before the run fails (default 30s)', durationOption())
     .action(async (plan: string, opts) => {
+      const { runCommand } = await import('./commands/run');
       result.code = await runCommand(plan, opts, io, signals);
     });
 
@@ -195,6 +195,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     });
   addLlmOptions(chat, 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1', 'model name')
     .action(async (opts) => {
+      const { chatCommand } = await import('./commands/chat');
       result.code = await chatCommand(opts, io, chatHost);
     });
 
@@ -282,6 +283,7 @@ export async function runCli(argv: readonly string[], rawIo: Io = processIo(usag
       return error.exitCode;
     }
     // Whatever was thrown (a skills module can throw anything) is described without trusting it.
+    const { errorText } = await import('@lightsop/runtime');
     let stack = '';
     try {
       stack = String((error as Error)?.stack ?? '');

@@ -8,7 +8,7 @@
  * prints, by `guardIo` at the output edge. `--json` needs none of the escaping: JSON.stringify
  * already escapes control characters, and redaction keeps JSON valid.
  */
-import { redactSecrets } from '@lightsop/runtime';
+import { redactSecrets } from '@lightsop/core';
 import type { Io } from './io';
 
 /**

@@ -14,6 +14,7 @@ import {
   textOf, type CommandRegistry, type RunEvent, type Value,
 } from '@lightsop/runtime';
 import { findConfig } from '../config';
+import { DEFAULT_GRACE_MS } from '../defaults';
 import { formatSeconds } from '../duration';
 import { CliError } from '../errors';
 import { expandPaths, readPlanFile, stripBom } from '../files';
@@ -41,8 +42,6 @@ export interface RunOptions extends LlmFlags {
 
 const USAGE = 3;
 
-/** The default grace after the abort signal (README "Stopping a run"). */
-export const DEFAULT_GRACE_MS = 2000;
 
 /** The reason given to a command still pending once nothing in the process could settle it. */
 const NEVER_SETTLED = 'never finished: its promise was still pending with nothing left that could settle it';

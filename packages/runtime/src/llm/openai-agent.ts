@@ -7,7 +7,9 @@
  */
 import { setMaxListeners } from 'node:events';
 import { format } from 'node:util';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
+// The client library is loaded on the first request, not with the runtime: a host that never
+// talks to a model (lint, a plain run) does not pay for loading it.
+import type OpenAI from 'openai';
 import type { LlmAgent, PromptOptions } from './agent';
 import { redactSecrets } from '@lightsop/core';
 
@@ -74,8 +76,19 @@ function connectionCause(error: unknown): string {
   return message || 'connection failed';
 }
 
+type OpenAiSdk = typeof import('openai');
+
+let sdkLoading: Promise<OpenAiSdk> | null = null;
+
+/** The `openai` module, imported once, on first use. */
+function loadSdk(): Promise<OpenAiSdk> {
+  sdkLoading ??= import('openai');
+  return sdkLoading;
+}
+
 export class OpenAiCompatibleAgent implements LlmAgent {
-  private readonly client: OpenAI;
+  private client: { sdk: OpenAiSdk; instance: OpenAI } | null = null;
+  private readonly clientOptions: ConstructorParameters<typeof OpenAI>[0];
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   /** The endpoint as errors name it: no credentials, no trailing slash. */
@@ -90,7 +103,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
     // The client's logger passes a few arguments per call: a bounded spread.
     // eslint-disable-next-line no-restricted-syntax
     const line = (...args: unknown[]) => write(this.redact(format(...args)));
-    this.client = new OpenAI({
+    this.clientOptions = {
       baseURL,
       apiKey: settings.apiKey || 'not-needed',
       timeout: this.timeoutMs,
@@ -98,7 +111,15 @@ export class OpenAiCompatibleAgent implements LlmAgent {
       // The default logger is `console`, whose info and debug write to standard output, between
       // the JSON lines a script reads.
       logger: { error: line, warn: line, info: line, debug: line },
-    });
+    };
+  }
+
+  private async connect(): Promise<{ sdk: OpenAiSdk; instance: OpenAI }> {
+    if (!this.client) {
+      const sdk = await loadSdk();
+      this.client ??= { sdk, instance: new sdk.default(this.clientOptions) };
+    }
+    return this.client;
   }
 
   get model(): string {
@@ -113,6 +134,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
     // removes it; the caller's signal lives for a whole run and would collect them (Node warns
     // at eleven). So each call gets its own signal, linked to the caller's by one listener that
     // is removed when the call ends.
+    const { sdk, instance: client } = await this.connect();
     const outer = options.signal;
     const call = new AbortController();
     setMaxListeners(this.maxRetries + 2, call.signal);
@@ -121,7 +143,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
     else outer?.addEventListener('abort', onAbort, { once: true });
     try {
       if (this.settings.onToken) {
-        const stream = await this.client.chat.completions.create({ model, messages, stream: true, ...extra }, { signal: call.signal });
+        const stream = await client.chat.completions.create({ model, messages, stream: true, ...extra }, { signal: call.signal });
         let text = '';
         for await (const chunk of stream) {
           const piece = chunk.choices[0]?.delta?.content ?? '';
@@ -132,26 +154,26 @@ export class OpenAiCompatibleAgent implements LlmAgent {
         }
         return text;
       }
-      const response = await this.client.chat.completions.create({ model, messages, ...extra }, { signal: call.signal });
+      const response = await client.chat.completions.create({ model, messages, ...extra }, { signal: call.signal });
       return response.choices[0]?.message?.content ?? '';
     } catch (error) {
-      if (outer?.aborted || error instanceof APIUserAbortError) throw error;
-      throw new Error(this.describe(error), { cause: error });
+      if (outer?.aborted || error instanceof sdk.APIUserAbortError) throw error;
+      throw new Error(this.describe(sdk, error), { cause: error });
     } finally {
       outer?.removeEventListener('abort', onAbort);
     }
   }
 
   /** A one-line description of a failed request that names the endpoint and never the key. */
-  private describe(error: unknown): string {
+  private describe(sdk: OpenAiSdk, error: unknown): string {
     const attempts = `${this.maxRetries + 1} attempt${this.maxRetries === 0 ? '' : 's'}`;
-    if (error instanceof APIConnectionTimeoutError) {
+    if (error instanceof sdk.APIConnectionTimeoutError) {
       return `the language model at ${this.endpoint} did not answer within ${this.timeoutMs / 1000} s (${attempts})`;
     }
-    if (error instanceof APIConnectionError) {
+    if (error instanceof sdk.APIConnectionError) {
       return `cannot reach the language model at ${this.endpoint}: ${this.redact(connectionCause(error))} (${attempts})`;
     }
-    if (error instanceof APIError && typeof error.status === 'number') {
+    if (error instanceof sdk.APIError && typeof error.status === 'number') {
       const body = error.error as { message?: unknown } | undefined;
       const detail = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '');
       return `the language model at ${this.endpoint} answered HTTP ${error.status}${detail ? `: ${this.redact(detail)}` : ''}`;
