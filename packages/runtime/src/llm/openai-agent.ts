@@ -74,6 +74,16 @@ function connectionCause(error: unknown): string {
   return message || 'connection failed';
 }
 
+/** Passes the usage a response reports to the caller's `onUsage`; a throwing callback is ignored. */
+function reportUsage(options: PromptOptions, usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }): void {
+  if (typeof options.onUsage !== 'function') return;
+  try {
+    options.onUsage({ inputTokens: usage.prompt_tokens ?? null, outputTokens: usage.completion_tokens ?? null, totalTokens: usage.total_tokens ?? null });
+  } catch {
+    // The caller's bookkeeping must not fail the call.
+  }
+}
+
 export class OpenAiCompatibleAgent implements LlmAgent {
   private readonly client: OpenAI;
   private readonly timeoutMs: number;
@@ -124,6 +134,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
         const stream = await this.client.chat.completions.create({ model, messages, stream: true, ...extra }, { signal: call.signal });
         let text = '';
         for await (const chunk of stream) {
+          if (chunk.usage) reportUsage(options, chunk.usage);
           const piece = chunk.choices[0]?.delta?.content ?? '';
           if (piece) {
             text += piece;
@@ -133,6 +144,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
         return text;
       }
       const response = await this.client.chat.completions.create({ model, messages, ...extra }, { signal: call.signal });
+      if (response.usage) reportUsage(options, response.usage);
       return response.choices[0]?.message?.content ?? '';
     } catch (error) {
       if (outer?.aborted || error instanceof APIUserAbortError) throw error;
