@@ -171,6 +171,19 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     });
 
   program
+    .command('test')
+    .description('run plan tests: NAME.sop.test.json files next to plans (mocks, records, expectations)')
+    .argument('[paths...]', 'test files, plans (their NAME.sop.test.json) or folders to search (default: the current folder)')
+    .addOption(new Option('-r, --reporter <reporter>', 'output format').choices(['text', 'json', 'junit']).default('text'))
+    .option('--skills <module>', 'skills module for tests with "skills": true; overrides lightsop.config.json')
+    .option('--timeout <duration>', 'per test (default 30s)', durationOption())
+    .addHelpText('after', '\nExit codes: 0 every test passed, 1 some test failed, 2 usage or I/O error or an invalid test file. Format: docs/plan-tests.md.')
+    .action(async (paths: string[], opts) => {
+      const { testCommand } = await import('./commands/test');
+      result.code = await testCommand(paths, opts, io);
+    });
+
+  program
     .command('worker')
     .description('run the jobs of a Redis queue with a skills module (commands for run --redis, whole plans for batch)')
     .requiredOption('--redis <url>', 'Redis URL, e.g. redis://127.0.0.1:6379 (password: LIGHTSOP_REDIS_PASSWORD)')
