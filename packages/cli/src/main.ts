@@ -177,6 +177,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .addOption(new Option('-r, --reporter <reporter>', 'output format').choices(['text', 'json', 'junit']).default('text'))
     .option('--skills <module>', 'skills module for tests with "skills": true; overrides lightsop.config.json')
     .option('--timeout <duration>', 'per test (default 30s)', durationOption())
+    .option('--pass-with-no-tests', 'exit 0 when no test file is found (default: exit 2)')
     .addHelpText('after', '\nExit codes: 0 every test passed, 1 some test failed, 2 usage or I/O error or an invalid test file. Format: docs/plan-tests.md.')
     .action(async (paths: string[], opts) => {
       const { testCommand } = await import('./commands/test');

@@ -36,6 +36,8 @@ export interface TestOptions {
   readonly skills?: string;
   /** Per test, in milliseconds (default 30 s). */
   readonly timeout?: number;
+  /** Finding no test file is a pass (exit 0), not a usage error. */
+  readonly passWithNoTests?: boolean;
 }
 
 /** A problem at a place: the test file's (an expectation) or the plan's (a diagnostic). */
@@ -101,7 +103,7 @@ export class Positions {
 }
 
 /** The test files that `paths` name: files, plans (their NAME.sop.test.json), folders (searched). */
-export function testFilesFor(paths: readonly string[], cwd: string): string[] {
+export function testFilesFor(paths: readonly string[], cwd: string, allowNone = false): string[] {
   const out = new Set<string>();
   const search = (dir: string) => {
     for (const f of globSync([`**/*${TEST_FILE_SUFFIX}`], { cwd: dir, absolute: true, ignore: ['**/node_modules/**', '**/.git/**'] }).sort()) out.add(path.resolve(f));
@@ -122,12 +124,13 @@ export function testFilesFor(paths: readonly string[], cwd: string): string[] {
       out.add(next);
     } else out.add(absolute);
   }
-  if (out.size === 0) throw new CliError(`no test files (*${TEST_FILE_SUFFIX}) found${paths.length ? ` in ${paths.join(', ')}` : ''}`, USAGE);
+  if (out.size === 0 && !allowNone) throw new CliError(`no test files (*${TEST_FILE_SUFFIX}) found${paths.length ? ` in ${paths.join(', ')}` : ''}`, USAGE);
   return [...out];
 }
 
 export async function testCommand(paths: readonly string[], options: TestOptions, io: Io): Promise<number> {
-  const files = testFilesFor(paths, io.cwd);
+  const files = testFilesFor(paths, io.cwd, options.passWithNoTests === true);
+  if (files.length === 0) io.stderr(`lightsop: no test files (*${TEST_FILE_SUFFIX}) found; nothing to test\n`);
   const results: TestFileResult[] = [];
   for (const file of files) results.push(await runTestFile(file, options, io));
   const reporter = options.reporter ?? 'text';
