@@ -131,6 +131,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
     .option('--input <text>', 'the value of the implicit $input variable')
     .option('--json', 'print one JSON object: variables, failures and commands')
+    .option('--record <file>', 'write a run record (JSON Lines, docs/run-records.md) as the run goes: replay it with lightsop replay')
     .option('--timeout <duration>', 'abort the run after this long (30, 30s, 500ms, 2m)', durationOption())
     .option('--grace <duration>', `after --timeout or Ctrl-C, how long running commands get to stop before they are reported canceled (default ${formatSeconds(DEFAULT_GRACE_MS)})`, durationOption({ allowZero: true }))
     .option('--concurrency <n>', 'run at most this many commands at once', (v) => {
@@ -145,6 +146,49 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .action(async (plan: string, opts) => {
       const { runCommand } = await import('./commands/run');
       result.code = await runCommand(plan, opts, io, signals);
+    });
+
+  program
+    .command('replay')
+    .description('run a recorded plan again with every command and model call answered from its record (offline)')
+    .argument('<record>', 'a run record written by lightsop run --record')
+    .option('--plan <plan>', 'replay this (edited) plan instead of the recorded one; calls the record cannot answer are listed')
+    .option('--input <text>', 'the value of $input (default: the recorded input)')
+    .option('--json', 'print one JSON object: variables, failures and commands (as lightsop run)')
+    .option('--timeout <duration>', 'abort the replay after this long', durationOption())
+    .option('--grace <duration>', 'after --timeout or Ctrl-C, how long running commands get to stop', durationOption({ allowZero: true }))
+    .option('--concurrency <n>', 'run at most this many commands at once', positiveInt)
+    .addHelpText('after', '\nExit codes: as lightsop run (0 every variable success, 1 otherwise or a call the record could not answer, 2 invalid plan, 3 usage or I/O error).')
+    .action(async (record: string, opts) => {
+      const { replayCommand } = await import('./commands/replay');
+      result.code = await replayCommand(record, opts, io, signals);
+    });
+
+  program
+    .command('diff')
+    .description('compare two run records: status and value changes per declaration, new and removed declarations, timing')
+    .argument('<a>', 'the first run record')
+    .argument('<b>', 'the second run record')
+    .option('--json', 'print one JSON object')
+    .option('--timing-threshold <ms>', 'show a duration change of at least this many milliseconds (and 50 %) (default 50)', nonNegativeInt)
+    .addHelpText('after', '\nExit codes: 0 no status or value changes, 1 changes, 2 usage or I/O error.')
+    .action(async (a: string, b: string, opts) => {
+      const { diffCommand } = await import('./commands/diff');
+      result.code = diffCommand(a, b, opts, io);
+    });
+
+  program
+    .command('test')
+    .description('run plan tests: NAME.sop.test.json files next to plans (mocks, records, expectations)')
+    .argument('[paths...]', 'test files, plans (their NAME.sop.test.json) or folders to search (default: the current folder)')
+    .addOption(new Option('-r, --reporter <reporter>', 'output format').choices(['text', 'json', 'junit']).default('text'))
+    .option('--skills <module>', 'skills module for tests with "skills": true; overrides lightsop.config.json')
+    .option('--timeout <duration>', 'per test (default 30s)', durationOption())
+    .option('--pass-with-no-tests', 'exit 0 when no test file is found (default: exit 2)')
+    .addHelpText('after', '\nExit codes: 0 every test passed, 1 some test failed, 2 usage or I/O error or an invalid test file. Format: docs/plan-tests.md.')
+    .action(async (paths: string[], opts) => {
+      const { testCommand } = await import('./commands/test');
+      result.code = await testCommand(paths, opts, io);
     });
 
   program

@@ -134,6 +134,11 @@ export function rememberSecret(value: string | undefined): void {
   if (value) secrets.add(value);
 }
 
+/** Every value remembered as a secret (a run record redacts them too). */
+export function rememberedSecrets(): string[] {
+  return [...secrets];
+}
+
 /** The text without any remembered secret, URL credentials or bearer token. */
 export function redact(text: string): string {
   return redactSecrets(text, secrets);

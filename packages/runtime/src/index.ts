@@ -21,3 +21,4 @@ export {
 } from './llm/openai-agent';
 export { redactSecrets, hasUrlCredentials } from '@lightsop/core';
 export * from './skills/index';
+export * from './record/index';

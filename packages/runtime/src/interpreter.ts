@@ -33,8 +33,16 @@ export interface PlanGeneratedEvent {
 /** Progress events for editors and the CLI (6.12). */
 export type RunEvent =
   | { type: 'run-started' }
-  | { type: 'command-started'; variable: string; command: string; raw: string; lineNumber: number }
-  | { type: 'variable-settled'; variable: string; status: Status; value: string; lineNumber: number }
+  | {
+      type: 'command-started'; variable: string; command: string; raw: string; lineNumber: number;
+      /** The payload's arguments, the declaration's dependencies and comment (run records). */
+      args: readonly unknown[]; dependencies: readonly string[]; comment: string;
+    }
+  | {
+      type: 'variable-settled'; variable: string; status: Status; value: string; lineNumber: number;
+      /** The value record's data and, for a cancellation, its root cause (run records). */
+      data: unknown; rootCause: RootCause | null;
+    }
   | { type: 'run-finished'; aborted: boolean; halted: boolean }
   | { type: 'plan-generated'; code: string; reason: 'initial' | 'failure'; attempt: number };
 
@@ -750,7 +758,7 @@ export class Interpreter {
         return;
       }
       ctx.commands.push(raw);
-      if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber });
+      if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber, args, dependencies: e.dependencies, comment: e.comment });
       const responder = createResponder(e.name, e.command, this.autoCancel, this.heuristic);
       const payload: CommandPayload = {
         command: e.command,
@@ -837,7 +845,10 @@ export class Interpreter {
 
   private settled(e: Entry): void {
     if (!this.options.onEvent) return;
-    this.emit({ type: 'variable-settled', variable: e.name, status: e.value.status, value: textOf(publicForm(e.value)), lineNumber: e.lineNumber });
+    this.emit({
+      type: 'variable-settled', variable: e.name, status: e.value.status, value: textOf(publicForm(e.value)), lineNumber: e.lineNumber,
+      data: e.value.data, rootCause: e.value.status === 'canceled' ? rootCauseOf(e) : null,
+    });
   }
 
   private emit(event: RunEvent): void {

@@ -5,13 +5,14 @@
  * command that ignores the signal is given up on after a grace period, and one that can never
  * settle is reported as failed: a run never ends without its results, and never as a success.
  */
+import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pc from 'picocolors';
 import { configure as configureStringify } from 'safe-stable-stringify';
 import { analyzePlan, isEnglishSource } from '@lightsop/core';
 import {
-  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor, dataText,
-  textOf, type CommandRegistry, type RunEvent, type Value,
+  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, RUN_RECORD_SCHEMA, RunRecorder,
+  UnlimitedExecutionMonitor, dataText, openRecordFile, textOf, type CommandRegistry, type LlmAgent, type RunEvent, type Value,
 } from '@lightsop/runtime';
 import { findConfig } from '../config';
 import { DEFAULT_GRACE_MS } from '../defaults';
@@ -24,7 +25,7 @@ import { openRemoteRun, type RemoteRun } from '../distributed';
 import type { Io } from '../io';
 import { createLlmAgent, resolveLlm, type LlmFlags } from '../llm';
 import { loadSkills, skillsPathFor } from '../skills';
-import { escapeJsonText, jsonLine, oneLine as terminalLine, terminalText } from '../terminal-text';
+import { escapeJsonText, jsonLine, rememberedSecrets, oneLine as terminalLine, terminalText } from '../terminal-text';
 
 export interface RunOptions extends LlmFlags {
   readonly skills?: string;
@@ -38,6 +39,8 @@ export interface RunOptions extends LlmFlags {
   readonly redis?: string;
   readonly queue?: string;
   readonly reconnectTimeout?: number;
+  /** Write a run record (docs/run-records.md) to this file. */
+  readonly record?: string;
 }
 
 const USAGE = 3;
@@ -73,21 +76,9 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   const english = isEnglishSource(text);
 
   // Validate before loading anything: an invalid plan executes nothing.
-  let declaredNames: string[] = [];
-  if (!english) {
-    const analysis = analyzePlan(text, { inputDeclared: inputSupplied });
-    declaredNames = [...analysis.symbols.declarations.keys()];
-    const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
-    if (errors.length > 0) {
-      if (options.json) {
-        io.stdout(jsonLine({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
-      } else {
-        for (const d of errors) io.stderr(`${terminalText(file.display)}:${d.range.line}:${d.range.column}: error: ${terminalText(d.message)} [${d.code}]\n`);
-        io.stderr(`lightsop: ${terminalText(file.display)} is not a valid plan; nothing was run\n`);
-      }
-      return 2;
-    }
-  }
+  const checked = checkPlan(text, file.display, inputSupplied, options, io);
+  if (checked === null) return 2;
+  const recordFile = options.record === undefined ? null : prepareRecordFile(options.record, io.cwd, file.absolute);
 
   const skillsPath = options.redis ? undefined : skillsPathFor(options.skills, dir, io.cwd);
   let registry = EMPTY_REGISTRY;
@@ -113,6 +104,98 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   // With --redis the commands run on the workers; nothing of the distributed runner loads otherwise.
   const remote: RemoteRun | null = options.redis ? await openRemoteRun({ ...options, redis: options.redis }, io) : null;
   if (remote) registry = remote.registry;
+  return executeRun({
+    display: file.display, text, english, declaredNames: checked, registry, llmAgent, model: llmAgent?.model, input: options.input, remote,
+    recordFile,
+  }, options, io, signals);
+}
+
+/**
+ * Checks a plan before anything runs: the declared names, or null when it has errors (they are
+ * printed, as JSON with --json, and the caller exits 2). An `#!english` source is checked once
+ * generated.
+ */
+export function checkPlan(text: string, display: string, inputSupplied: boolean, options: { json?: boolean }, io: Io): string[] | null {
+  if (isEnglishSource(text)) return [];
+  const analysis = analyzePlan(text, { inputDeclared: inputSupplied });
+  const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return [...analysis.symbols.declarations.keys()];
+  if (options.json) {
+    io.stdout(jsonLine({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
+  } else {
+    for (const d of errors) io.stderr(`${terminalText(display)}:${d.range.line}:${d.range.column}: error: ${terminalText(d.message)} [${d.code}]\n`);
+    io.stderr(`lightsop: ${terminalText(display)} is not a valid plan; nothing was run\n`);
+  }
+  return null;
+}
+
+/**
+ * Where `--record` writes: refused (exit 3) when it is the plan itself, a folder, or an existing
+ * file that is not a run record, so a typo never overwrites a user's file.
+ */
+function prepareRecordFile(record: string, cwd: string, planFile: string | null): { path: string; shown: string } {
+  const target = path.resolve(cwd, record);
+  const shown = path.relative(cwd, target) || target;
+  let existing: Buffer | null = null;
+  try {
+    if (planFile && realpathSync(target) === realpathSync(planFile)) throw new CliError(`--record ${shown}: that is the plan file; give another file for the record`, USAGE);
+    if (statSync(target).isDirectory()) throw new CliError(`--record ${shown}: is a folder; give a file for the record`, USAGE);
+    const fd = openSync(target, 'r');
+    try {
+      existing = Buffer.alloc(64);
+      existing = existing.subarray(0, readSync(fd, existing, 0, 64, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new CliError(`--record ${shown}: ${(error as Error).message}`, USAGE);
+  }
+  if (existing && existing.length > 0 && !existing.toString('utf8').startsWith(`{"type":"run","schema":"${RUN_RECORD_SCHEMA}"`)) {
+    throw new CliError(`--record ${shown}: the file exists and is not a run record; refusing to overwrite it`, USAGE);
+  }
+  return { path: target, shown };
+}
+
+/** A plan ready to run: checked, with its registry and model (live, remote or a record's). */
+export interface PreparedRun {
+  readonly display: string;
+  readonly text: string;
+  readonly english: boolean;
+  readonly declaredNames: readonly string[];
+  readonly registry: CommandRegistry;
+  readonly llmAgent: LlmAgent | null;
+  readonly model?: string;
+  readonly input: unknown;
+  readonly remote?: RemoteRun | null;
+  readonly recordFile?: { path: string; shown: string } | null;
+  /** Called after the results are printed (replay lists the calls its record could not answer); may change the exit code. */
+  readonly afterReport?: (code: number) => number;
+}
+
+/** Runs a prepared plan: the live board or log, the summary or JSON, Ctrl-C, --timeout and the record. */
+export async function executeRun(prepared: PreparedRun, options: RunOptions, io: Io, signals?: ProcessSignals): Promise<number> {
+  const { remote = null } = prepared;
+  const file = { display: prepared.display };
+  const text = prepared.text;
+  const declaredNames = prepared.declaredNames;
+  let recorder: RunRecorder | null = null;
+  if (prepared.recordFile) {
+    try {
+      recorder = new RunRecorder(openRecordFile(prepared.recordFile.path), { secrets: rememberedSecrets(), tool: { name: 'lightsop', version: io.version } });
+    } catch (error) {
+      throw new CliError(`--record ${prepared.recordFile.shown}: ${(error as Error).message}`, USAGE);
+    }
+    let commands: unknown = [];
+    try {
+      commands = prepared.registry.listCommands();
+    } catch {
+      // The run reports a registry that cannot list its commands; the record lists none.
+    }
+    recorder.start({ file: prepared.display, text, english: prepared.english, input: prepared.input, commands });
+  }
+  const registry = prepared.registry;
+  const llmAgent = prepared.llmAgent && recorder ? recorder.wrapAgent(prepared.llmAgent, prepared.model) : prepared.llmAgent;
 
   const live = io.isTTY && !options.json;
   const c = pc.createColors(io.color);
@@ -173,6 +256,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     return value ? shownText(value) : '';
   };
   const onEvent = (e: RunEvent) => {
+    recorder?.onEvent(e);
     if (e.type === 'command-started') commandLog.push(e.raw);
     if (!live) return;
     if (board) board.update(e, e.type === 'variable-settled' ? shownNow(e.variable) : undefined);
@@ -183,7 +267,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
 
   const interpreter = new Interpreter({
     registry,
-    input: options.input,
+    input: prepared.input,
     executionMonitor: new UnlimitedExecutionMonitor(),
     llmAgent,
     concurrency: options.concurrency,
@@ -209,6 +293,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     const variables: Record<string, { status: string; value: string }> = {};
     for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
     const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
+    recorder?.finish({ aborted, variables: declared.map((e) => ({ name: e.name, value: e.value })) });
     if (options.json) {
       writeRunJson(io.stdout, { variables: Object.entries(variables), failures, commands }, escapeJsonText);
     } else {
@@ -238,6 +323,8 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     commands = result.commands;
     aborted = result.aborted;
   } catch (error) {
+    // The record keeps what ran; it has no closing line, since the run has no results.
+    recorder?.close();
     if (error instanceof PlanValidationError) {
       // A generated plan that never became valid, or an english revision error.
       throw new CliError(`${file.display}: ${error.message}`, 1);
@@ -254,7 +341,12 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   }
   // The results are already printed and the process is exiting (a second Ctrl-C, a stuck run).
   if (exitingWith !== null) return exitingWith;
-  const code = report(commands, aborted);
+  let code = report(commands, aborted);
+  if (recorder?.error) {
+    io.stderr(`lightsop: the run record ${terminalText(prepared.recordFile!.shown)} could not be written: ${terminalText(recorder.error.message)}\n`);
+    code = USAGE;
+  }
+  if (prepared.afterReport) code = prepared.afterReport(code);
   // Redis was lost for good: what finished is printed, and the run is an error, never a success.
   const lost = remote?.failure();
   if (lost) {

@@ -15,6 +15,8 @@ export interface PromptOptions {
   signal?: AbortSignal;
   /** Earlier messages; a system message first when the caller sends the user's words as the prompt. */
   history?: ChatMessage[] | unknown[];
+  /** Called with the token usage the provider reports for this call, when it reports one (run records). */
+  onUsage?: (usage: { inputTokens?: number | null; outputTokens?: number | null; totalTokens?: number | null }) => void;
   [key: string]: unknown;
 }
 

@@ -86,6 +86,16 @@ function loadSdk(): Promise<OpenAiSdk> {
   return sdkLoading;
 }
 
+/** Passes the usage a response reports to the caller's `onUsage`; a throwing callback is ignored. */
+function reportUsage(options: PromptOptions, usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }): void {
+  if (typeof options.onUsage !== 'function') return;
+  try {
+    options.onUsage({ inputTokens: usage.prompt_tokens ?? null, outputTokens: usage.completion_tokens ?? null, totalTokens: usage.total_tokens ?? null });
+  } catch {
+    // The caller's bookkeeping must not fail the call.
+  }
+}
+
 export class OpenAiCompatibleAgent implements LlmAgent {
   private client: { sdk: OpenAiSdk; instance: OpenAI } | null = null;
   private readonly clientOptions: ConstructorParameters<typeof OpenAI>[0];
@@ -146,6 +156,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
         const stream = await client.chat.completions.create({ model, messages, stream: true, ...extra }, { signal: call.signal });
         let text = '';
         for await (const chunk of stream) {
+          if (chunk.usage) reportUsage(options, chunk.usage);
           const piece = chunk.choices[0]?.delta?.content ?? '';
           if (piece) {
             text += piece;
@@ -155,6 +166,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
         return text;
       }
       const response = await client.chat.completions.create({ model, messages, ...extra }, { signal: call.signal });
+      if (response.usage) reportUsage(options, response.usage);
       return response.choices[0]?.message?.content ?? '';
     } catch (error) {
       if (outer?.aborted || error instanceof sdk.APIUserAbortError) throw error;
