@@ -65,6 +65,8 @@ for (const t of targets) {
     banner: t.banner,
     logLevel: 'warning',
     legalComments: 'none',
+    // docs/language.md is served by `lightsop mcp` as a resource: imported as text.
+    loader: { '.md': 'text' },
     mainFields: t.platform === 'browser' ? ['browser', 'module', 'main'] : ['module', 'main'],
   });
   built++;
