@@ -16,7 +16,7 @@ export const BIN = path.join(repoRoot, 'packages/cli/bin/lightsop.js');
 export const SECRET = 'sk-mcp-test-9f8e7d6c5b4a';
 
 const SKILLS = `
-import { writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 const here = path.dirname(new URL(import.meta.url).pathname);
 export default {
@@ -28,6 +28,10 @@ export default {
   wait: { description: 'Waits for its abort signal, then writes aborted.txt', run: (args, ctx) => new Promise((resolve, reject) => {
     writeFileSync(path.join(here, 'waiting.txt'), 'yes');
     ctx.signal.addEventListener('abort', () => { writeFileSync(path.join(here, 'aborted.txt'), 'yes'); reject(new Error('aborted')); });
+  }) },
+  gate: { description: 'Waits until the file open.txt exists', run: () => new Promise((resolve) => {
+    const check = () => (existsSync(path.join(here, 'open.txt')) ? resolve('opened') : setTimeout(check, 10));
+    check();
   }) },
   fail: { description: 'Always fails', run: () => { throw new Error('it broke'); } },
 };

@@ -70,12 +70,20 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
   const guarded = <A>(name: string, body: (args: A, extra: { signal: AbortSignal; sendProgress: (progress: number, total: number, message: string) => void }) => Promise<CallToolResult>) =>
     async (args: A, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
       const token = extra._meta?.progressToken;
+      // Progress is sent before the result: a client drops progress that arrives after it.
+      let progressSent: Promise<unknown> = Promise.resolve();
       const sendProgress = (progress: number, total: number, message: string) => {
         if (token === undefined) return;
-        extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message: redact(message) } }).catch(() => undefined);
+        const sent = extra.sendNotification({ method: 'notifications/progress', params: { progressToken: token, progress, total, message: redact(message) } }).catch(() => undefined);
+        progressSent = progressSent.then(() => sent);
       };
       try {
-        return await body(args, { signal: extra.signal, sendProgress });
+        const result = await body(args, { signal: extra.signal, sendProgress });
+        await progressSent;
+        // The SDK's client hands notifications on a microtask but responses at once: a response
+        // read in the same chunk as the last progress would overtake it. Send it a turn later.
+        if (token !== undefined) await new Promise((resolve) => setImmediate(resolve));
+        return result;
       } catch (error) {
         if (error instanceof ToolInputError || error instanceof CliError) return errorResult(error.message);
         io.stderr(`lightsop mcp: ${name}: internal error: ${terminalText(redact(errorText(error)))}\n`);
