@@ -3,13 +3,14 @@
  * Host is a loopback name and whose Origin (when a browser sends one) is a loopback origin, so a
  * web page cannot reach it through DNS rebinding. `--no-run` leaves run_plan out; SIGTERM ends it.
  */
+import { spawnSync } from 'node:child_process';
 import { request } from 'node:http';
 import { networkInterfaces } from 'node:os';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt } from '../helpers/cli';
-import { makeWorkspace, startHttp } from './fixture';
+import { BIN, makeWorkspace, startHttp } from './fixture';
 
 const INITIALIZE = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'probe', version: '1' } } });
 
@@ -66,6 +67,12 @@ describe('lightsop mcp --http', () => {
     const refused = await client.callTool({ name: 'run_plan', arguments: { text: '@a assign x\n' } });
     expect(refused.isError).toBe(true);
     await client.close();
+  });
+
+  it('a port already in use is a one-line error, exit 3', () => {
+    const res = spawnSync(process.execPath, [BIN, 'mcp', '--http', new URL(server.url).port], { cwd: ws.root, encoding: 'utf8', timeout: 60_000 });
+    expect(res.status).toBe(3);
+    expect(res.stderr).toMatch(/^lightsop: cannot listen on 127\.0\.0\.1:\d+ \(EADDRINUSE\)\n$/);
   });
 
   it('ends on SIGTERM with exit 0', async () => {

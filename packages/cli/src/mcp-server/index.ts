@@ -8,6 +8,7 @@
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import { CliError } from '../errors';
 import { leaveWorkBehind } from '../idle';
 import type { Io } from '../io';
 import { redact, terminalText } from '../terminal-text';
@@ -76,7 +77,12 @@ export async function mcpCommand(options: McpOptions, io: Io, host: McpHost): Pr
   });
 
   if (options.http !== undefined) {
-    const served = await serveHttp(options.http, create, log);
+    let served: Awaited<ReturnType<typeof serveHttp>>;
+    try {
+      served = await serveHttp(options.http, create, log);
+    } catch (error) {
+      throw new CliError(`cannot listen on 127.0.0.1:${options.http} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`, 3);
+    }
     log(`lightsop mcp: serving ${workspace.root} at ${served.url}`);
     await new Promise<void>((resolve) => {
       const off = host.onStop(() => {
