@@ -4,6 +4,8 @@ import { defineConfig } from 'vitest/config';
 const src = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
 export default defineConfig({
+  // Markdown imported by the sources (docs/language.md, served by `lightsop mcp`) is text, as the build's loader makes it.
+  plugins: [{ name: 'markdown-as-text', transform: (code: string, id: string) => (id.endsWith('.md') ? { code: `export default ${JSON.stringify(code)};`, map: null } : null) }],
   resolve: {
     alias: [
       { find: /^@lightsop\/core$/, replacement: src('./packages/core/src/index.ts') },

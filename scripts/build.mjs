@@ -5,7 +5,7 @@
 // of its own that only `worker`, `batch` and `run --redis` import, so no other command ever loads
 // it. msgpackr's optional native add-on stays external (msgpackr falls back to JavaScript).
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -65,9 +65,19 @@ for (const t of targets) {
     banner: t.banner,
     logLevel: 'warning',
     legalComments: 'none',
+    // docs/language.md is served by `lightsop mcp` as a resource: imported as text.
+    loader: { '.md': 'text' },
     mainFields: t.platform === 'browser' ? ['browser', 'module', 'main'] : ['module', 'main'],
   });
   built++;
+}
+// The extension offers `lightsop mcp` to VS Code's agent mode (extension/src/mcp-server.ts): it
+// ships the CLI bundle as it is, marked as ES modules for the folder.
+if (existsSync(p('packages/cli/dist/main.js')) && existsSync(p('extension/package.json'))) {
+  const cliOut = p('extension/dist/cli');
+  rmSync(cliOut, { recursive: true, force: true });
+  cpSync(p('packages/cli/dist'), cliOut, { recursive: true, filter: (src) => !src.endsWith('.map') });
+  writeFileSync(path.join(cliOut, 'package.json'), '{ "type": "module" }\n');
 }
 for (const bin of ['packages/cli/bin/lightsop.js', 'packages/language-server/bin/lightsop-language-server.cjs']) {
   if (existsSync(p(bin))) chmodSync(p(bin), 0o755);

@@ -16,6 +16,7 @@ import { DEBUG_COMMAND, debugPlan, registerPlanDebugger } from './debug/vscode-d
 import { GraphPanels } from './graph/panel';
 import { COMMANDS, DISPLAY_NAME, isPlanDocument, LANGUAGE_ID } from './language';
 import { lintWorkspaceCommand, WorkspaceLinter } from './lint-workspace';
+import { registerMcpServer } from './mcp-server';
 import { PlanFacts } from './plan-facts';
 import { declarationAt } from './plan-outline';
 import { InlineResults } from './run/inline-results';
@@ -103,6 +104,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(CHAT_COMMANDS.newConversation, () => chat?.newConversation()),
   );
 
+  registerMcpServer(context, output);
   output.appendLine(`[${DISPLAY_NAME}] activated; workspace ${vscode.workspace.isTrusted ? 'trusted' : 'not trusted: skills modules are not loaded'}`);
   try {
     client = await startClient(context);

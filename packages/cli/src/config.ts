@@ -50,9 +50,16 @@ export function parseConfig(text: string, file: string): Config {
 
 const cache = new Map<string, Config | null>();
 
-/** The nearest config at or above `dir`, or null. */
-export function findConfig(dir: string): Config | null {
+/**
+ * The nearest config at or above `dir`, or null. Answers are cached for the life of the process
+ * (one command); `fresh` reads again, for a long-lived server that must see edits.
+ */
+export function findConfig(dir: string, options: { fresh?: boolean } = {}): Config | null {
   const start = path.resolve(dir);
+  if (options.fresh) for (let d = start; ; d = path.dirname(d)) {
+    cache.delete(d);
+    if (path.dirname(d) === d) break;
+  }
   const visited: string[] = [];
   let current = start;
   let found: Config | null = null;

@@ -223,6 +223,24 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       result.code = await batchCommand(plan, opts, io, batchHost);
     });
 
+  program
+    .command('mcp')
+    .description('serve this workspace\'s plans to coding agents as an MCP server: lint_plan, format_plan, plan_graph, list_commands, run_plan (stdio; --http for Streamable HTTP)')
+    .option('--http <port>', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (0 picks a free port)', (v) => {
+      const n = nonNegativeInt(v);
+      if (n > 65535) throw new InvalidArgumentError('expected a port number (0-65535)');
+      return n;
+    })
+    .option('--root <dir>', 'the workspace folder: its lightsop.config.json, skills and plans (default: the current folder)')
+    .option('--skills <module>', 'skills module (registry or skills map) or JSON description; overrides lightsop.config.json')
+    .option('--timeout <duration>', 'the longest a run_plan may take (default 5m)', durationOption())
+    .option('--grace <duration>', `after a run's timeout or cancellation, how long running commands get to stop (default ${formatSeconds(DEFAULT_GRACE_MS)})`, durationOption({ allowZero: true }))
+    .option('--no-run', 'leave out run_plan: only check, format, graph and describe plans')
+    .action(async (opts) => {
+      const { mcpCommand } = await import('./mcp-server/index');
+      result.code = await mcpCommand(opts, io, mcpHost);
+    });
+
   const chat = program
     .command('chat')
     .description('an agent session: one prompt per line, planned as a SOP (or a loop with --mode loop), with approvals')
@@ -278,6 +296,17 @@ const workerHost = {
   },
   exit(code: number) {
     process.exit(code);
+  },
+};
+
+const mcpHost = {
+  onStop(handler: () => void) {
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
   },
 };
 
