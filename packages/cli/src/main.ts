@@ -15,6 +15,7 @@ import { DEFAULT_GRACE_MS, runCommand, type ProcessSignals } from './commands/ru
 import { formatSeconds, parseDuration } from './duration';
 import { CliError, usageExitCode } from './errors';
 import { exitAfterOutput, workLeftBehind } from './idle';
+import { closeMcpServers } from './mcp';
 import { guardStream, outputFailureExit, type Io } from './io';
 import { baseUrlProblem } from './llm';
 import { guardIo, rememberEnvironmentSecrets, terminalText } from './terminal-text';
@@ -283,6 +284,9 @@ export async function runCli(argv: readonly string[], rawIo: Io = processIo(usag
     }
     io.stderr(`lightsop: internal error: ${terminalText(errorText(error))}${process.env.LIGHTSOP_DEBUG ? `\n${terminalText(stack, { multiline: true })}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
     return usageExitCode(argv[0]);
+  } finally {
+    // MCP servers the command started stop with it (stdio servers are child processes).
+    await closeMcpServers();
   }
 }
 
