@@ -152,12 +152,23 @@ export class McpConnection {
    * receives the server's progress notifications.
    */
   async callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void } = {}): Promise<McpToolResult> {
-    const result = await this.client.callTool({ name, arguments: args }, undefined, {
-      timeout: CALL_TIMEOUT_MS,
-      ...(options.signal ? { signal: options.signal } : {}),
-      ...(options.onProgress ? { onprogress: options.onProgress } : {}),
-    });
-    return result as McpToolResult;
+    // A signal of this call alone: the run's signal aborting after the call finished must not
+    // send a cancellation for it (the SDK keeps listening to the signal it is given).
+    const own = new AbortController();
+    const parent = options.signal;
+    const forward = () => own.abort(parent?.reason);
+    if (parent?.aborted) forward();
+    else parent?.addEventListener('abort', forward, { once: true });
+    try {
+      const result = await this.client.callTool({ name, arguments: args }, undefined, {
+        timeout: CALL_TIMEOUT_MS,
+        signal: own.signal,
+        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+      });
+      return result as McpToolResult;
+    } finally {
+      parent?.removeEventListener('abort', forward);
+    }
   }
 
   /** Redacts this server's configured secrets from a text. */

@@ -150,7 +150,8 @@ export function withMcpTools(base: CommandRegistry | null, tools: McpToolSet): C
         try {
           return responder.success(await tools.call(payload.command, payload.args, payload, (n) => names.has(n)));
         } catch (error) {
-          if (payload.signal?.aborted) throw error;
+          // The run was stopped: the call was cancelled on the server (notifications/cancelled).
+          if (payload.signal?.aborted) return responder.cancel(abortReason(payload.signal));
           return responder.fail(error instanceof Error ? error.message : String(error));
         }
       }
@@ -161,4 +162,10 @@ export function withMcpTools(base: CommandRegistry | null, tools: McpToolSet): C
   if (base?.autoCancel !== undefined) registry.autoCancel = base.autoCancel;
   if (base?.cancelHeuristic) registry.cancelHeuristic = base.cancelHeuristic;
   return registry;
+}
+
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  const text = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : '';
+  return text !== '' ? `cancelled on the MCP server (${text})` : 'cancelled on the MCP server';
 }

@@ -221,7 +221,18 @@ export function toolResultValue(result: McpToolResult): { ok: true; value: unkno
     const text = resultText(result);
     return { ok: false, error: text !== '' ? text : 'the tool reported an error without a message' };
   }
-  if (result.structuredContent !== undefined && result.structuredContent !== null) return { ok: true, value: result.structuredContent };
+  if (isObject(result.structuredContent)) return { ok: true, value: jsonValue(result.structuredContent) };
   if (result.toolResult !== undefined && result.content === undefined) return { ok: true, value: result.toolResult };
   return { ok: true, value: resultText(result) };
+}
+
+/**
+ * A structured result as a plan value: the JSON object itself (a later tool gets it as its
+ * arguments object, `JSON.stringify` gives it back), whose text form (what `assign`, `--json` and
+ * the editor show) is its JSON rather than `[object Object]`.
+ */
+export function jsonValue(object: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...object };
+  Object.defineProperty(copy, 'toString', { value: () => JSON.stringify(copy), enumerable: false });
+  return copy;
 }
