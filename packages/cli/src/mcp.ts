@@ -8,7 +8,8 @@
 import path from 'node:path';
 import { resolveMcpServer, type ResolvedMcpServer } from '@lightsop/core';
 import type { CommandRegistry } from '@lightsop/runtime';
-import { mcpStartTimeoutMs, McpTimeoutSettingError, McpToolSet, withMcpTools } from '@lightsop/runtime/mcp';
+// Types only: the MCP client and the SDK load (a chunk of their own) when a config names servers.
+import type { McpToolSet } from '@lightsop/runtime/mcp';
 import pkg from '../package.json';
 import { findConfig, type Config } from './config';
 import { CliError, CONFIG_ERROR_EXIT } from './errors';
@@ -28,15 +29,16 @@ export function resolvedServers(config: Config, env: Readonly<Record<string, str
 }
 
 /**
- * The MCP tools for a plan in `dir`: none without a config or without `mcpServers`. Every server
+ * The MCP tools for a plan in `dir`: null without a config or without `mcpServers`. Every server
  * of the config starts at once; one that fails is an error (`exitCode`) naming the config file.
  */
-export async function mcpToolsFor(dir: string, exitCode: number): Promise<McpToolSet> {
+export async function mcpToolsFor(dir: string, exitCode: number): Promise<McpToolSet | null> {
   const config = findConfig(dir);
-  if (!config?.mcpServers || config.mcpServers.length === 0) return McpToolSet.EMPTY;
+  if (!config?.mcpServers || config.mcpServers.length === 0) return null;
   let promise = opened.get(config.file);
   if (!promise) {
     const servers = resolvedServers(config);
+    const { mcpStartTimeoutMs, McpTimeoutSettingError, McpToolSet } = await import('@lightsop/runtime/mcp');
     let timeoutMs: number;
     try {
       timeoutMs = mcpStartTimeoutMs();
@@ -56,7 +58,8 @@ export async function mcpToolsFor(dir: string, exitCode: number): Promise<McpToo
 /** A registry with the commands of `base` and the MCP tools of the plan's config. */
 export async function registryWithMcp(base: CommandRegistry | null, dir: string, exitCode: number): Promise<CommandRegistry | null> {
   const tools = await mcpToolsFor(dir, exitCode);
-  if (tools.connections.length === 0) return base;
+  if (!tools || tools.connections.length === 0) return base;
+  const { withMcpTools } = await import('@lightsop/runtime/mcp');
   return withMcpTools(base, tools);
 }
 

@@ -63,7 +63,7 @@ export async function lintCommand(paths: readonly string[], options: LintOptions
     const skillsCommands = skillsPath ? (await loadSkills(skillsPath, USAGE, io.cwd)).commands : null;
     // MCP tools are commands too: with servers configured, the surface is the skills' and the tools'.
     const tools = await mcpToolsFor(dir, USAGE);
-    const commands = tools.connections.length === 0
+    const commands = !tools || tools.connections.length === 0
       ? skillsCommands
       : new CommandSurface([skillsCommands?.commands ?? [], tools.commands((n) => skillsCommands?.has(n) ?? false)]);
     let diagnostics = analyzePlan(text, { commands, inputDeclared: true }).diagnostics;
