@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, repoRoot, tempTree } from '../helpers/cli';
 import { EVERYTHING_SERVER, FILESYSTEM_SERVER, nodeServer, startEverythingHttp } from '../helpers/mcp';
 
-const TEE = path.join(repoRoot, 'test/fixtures/mcp/tee-server.mjs');
+const TEE = path.join(repoRoot, 'test/mcp/fixtures/tee-server.mjs');
 
 function variables(stdout: string): Record<string, { status: string; value: string }> {
   return (JSON.parse(stdout) as { variables: Record<string, { status: string; value: string }> }).variables;

@@ -239,9 +239,15 @@ export class CommandSurface {
   static readonly EMPTY = new CommandSurface();
 
   readonly commands: readonly CommandSpec[];
+  /**
+   * Name prefixes whose commands are not listed yet (`fs.` while that MCP server starts or after
+   * it failed): names with one are never reported as unknown.
+   */
+  readonly unlistedPrefixes: readonly string[];
   readonly #byName = new Map<string, CommandSpec>();
 
-  constructor(listings: readonly (readonly CommandSpec[])[] = []) {
+  constructor(listings: readonly (readonly CommandSpec[])[] = [], options: { unlistedPrefixes?: readonly string[] } = {}) {
+    this.unlistedPrefixes = options.unlistedPrefixes ?? [];
     const commands: CommandSpec[] = [];
     for (const listing of listings) {
       for (const spec of listing) {
@@ -275,6 +281,11 @@ export class CommandSurface {
     return this.#byName.has(name);
   }
 
+  /** True when `name` may be a command that is not listed yet (see `unlistedPrefixes`). */
+  mayBeUnlisted(name: string): boolean {
+    return this.unlistedPrefixes.some((p) => name.startsWith(p));
+  }
+
   get(name: string): CommandSpec | undefined {
     return this.#byName.get(name);
   }
@@ -299,6 +310,7 @@ export class CommandSurface {
   /** True when both hold the same commands, in the same order, with the same facts. */
   sameAs(other: CommandSurface): boolean {
     if (other.commands.length !== this.commands.length) return false;
+    if (other.unlistedPrefixes.join('\n') !== this.unlistedPrefixes.join('\n')) return false;
     return this.commands.every((c, i) => JSON.stringify(c) === JSON.stringify(other.commands[i]));
   }
 }

@@ -25,6 +25,7 @@ export function checkCommands(plan: Plan, commands: CommandSurface): Diagnostic[
       if (problem) out.push(problem);
       continue;
     }
+    if (commands.mayBeUnlisted(d.command.name)) continue;
     names ??= [...commands.names, ...BUILTIN_COMMANDS];
     const suggestions = suggest(d.command.name, names);
     out.push({

@@ -46,6 +46,11 @@ export class McpToolSet {
     this.#onProgress = options.onProgress;
   }
 
+  /** The tools of connections a host manages itself (the language server); closing the set closes them. */
+  static of(connections: readonly McpConnection[]): McpToolSet {
+    return new McpToolSet(connections, [], {});
+  }
+
   /** Starts or reaches every server at once; a server that fails is listed in `problems`. */
   static async open(servers: readonly ResolvedMcpServer[], options: OpenMcpOptions = {}): Promise<McpToolSet> {
     if (servers.length === 0) return McpToolSet.EMPTY;
