@@ -109,14 +109,31 @@ export default tseslint.config(
     },
   },
   {
+    // The MCP client is the other part of the runtime the language server imports: core, node,
+    // the SDK and the registry protocol's types only.
+    files: ['packages/runtime/src/mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'the runtime knows nothing of editors (ARCHITECTURE.md)' },
+          {
+            group: ['../*', '!../skills', '../skills/*', '!../skills/registry', '@lightsop/*', '!@lightsop/core'],
+            message: 'the MCP client (@lightsop/runtime/mcp) imports only core, node, the SDK and ../skills/registry: the language server bundles it',
+          },
+          distributedRule,
+        ],
+      }],
+    },
+  },
+  {
     files: ['packages/language-server/src/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['vscode', 'vscode-languageclient*'], message: 'the server speaks LSP, not the VS Code API' },
           {
-            regex: '^@lightsop/(runtime(?!/skills$)|sessions|cli)(/.*)?$|/(runtime|sessions|cli)/src/',
-            message: 'the language server imports core and the skills loader (@lightsop/runtime/skills) only',
+            regex: '^@lightsop/(runtime(?!/(skills|mcp)$)|sessions|cli)(/.*)?$|/(runtime|sessions|cli)/src/',
+            message: 'the language server imports core, the skills loader (@lightsop/runtime/skills) and the MCP client (@lightsop/runtime/mcp) only',
           },
           distributedRule,
         ],

@@ -6,6 +6,7 @@
  * plan; Debug Plan through the debug adapter (debug/), which makes a fresh one per debug session;
  * the chat panel through ChatPanels (chat/), which owns the window's session registry.
  */
+import { stopAllMcpServers } from './run/plan-mcp';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { setApiKey } from './api-key';
@@ -123,5 +124,6 @@ export async function deactivate(): Promise<void> {
   const panels = chat;
   chat = null;
   // Closing the window or deactivating shuts the chat's loops down (bounded by their drain deadline).
-  await Promise.all([c?.stop(), panels?.shutdown()]);
+  // MCP servers the extension started for Run Plan, the debugger and the chat stop with it.
+  await Promise.all([c?.stop(), panels?.shutdown(), stopAllMcpServers()]);
 }

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_FILE, parseConfigText } from '@lightsop/core';
+import { CONFIG_FILE, parseConfigText, type McpServerEntry } from '@lightsop/core';
 import { readLimitedTextFileSync, UnreadableFileError } from '@lightsop/runtime/skills';
 import { CliError, CONFIG_ERROR_EXIT } from './errors';
 
@@ -27,6 +27,8 @@ export interface Config {
   readonly skills?: string;
   readonly plans?: readonly string[];
   readonly llm?: LlmConfig;
+  /** `mcpServers` as written: `resolvedServers` in mcp.ts expands the values when a command needs them. */
+  readonly mcpServers?: readonly McpServerEntry[];
 }
 
 function fail(file: string, message: string): never {
@@ -45,6 +47,7 @@ export function parseConfig(text: string, file: string): Config {
     skills: config.skills === null ? undefined : path.resolve(dir, config.skills),
     plans: config.plans ?? undefined,
     llm: config.llm ?? undefined,
+    mcpServers: config.mcpServers ?? undefined,
   };
 }
 

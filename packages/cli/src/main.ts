@@ -10,6 +10,7 @@ import type { ProcessSignals } from './commands/run';
 import { formatSeconds, parseDuration } from './duration';
 import { CliError, usageExitCode } from './errors';
 import { exitAfterOutput, workLeftBehind } from './idle';
+import { closeMcpServers } from './mcp';
 import { guardStream, outputFailureExit, type Io } from './io';
 import { DEFAULT_GRACE_MS } from './defaults';
 import { baseUrlProblem } from './llm-url';
@@ -365,6 +366,9 @@ export async function runCli(argv: readonly string[], rawIo: Io = processIo(usag
     }
     io.stderr(`lightsop: internal error: ${terminalText(errorText(error))}${process.env.LIGHTSOP_DEBUG ? `\n${terminalText(stack, { multiline: true })}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
     return usageExitCode(argv[0]);
+  } finally {
+    // MCP servers the command started stop with it (stdio servers are child processes).
+    await closeMcpServers();
   }
 }
 

@@ -21,4 +21,5 @@ export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type G
 export { parseSkillsJson, SkillsDescriptionError } from './skills/description';
 export { signatureOf } from './signature';
 export { parseConfigText, parseDurationMs, CONFIG_FILE, type ParsedConfig, type WorkspaceConfig, type ConfigProblem, type ConfigProblemCode, type OffsetSpan } from './config/parse-config';
+export { readMcpServers, resolveMcpServer, MCP_SERVER_NAME, type McpServerEntry, type ResolvedMcpServer, type McpFieldProblem, type ResolveContext } from './config/mcp-servers';
 export { redactSecrets, hasUrlCredentials } from './text/redact';

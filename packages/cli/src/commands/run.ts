@@ -24,6 +24,7 @@ import { writeRunJson } from '../formats/run-json';
 import { openRemoteRun, type RemoteRun } from '../distributed';
 import type { Io } from '../io';
 import { createLlmAgent, resolveLlm, type LlmFlags } from '../llm';
+import { registryWithMcp } from '../mcp';
 import { loadSkills, skillsPathFor } from '../skills';
 import { escapeJsonText, jsonLine, rememberedSecrets, oneLine as terminalLine, terminalText } from '../terminal-text';
 
@@ -87,6 +88,8 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     if (!loaded.registry) throw new CliError(`${path.relative(io.cwd, skillsPath) || skillsPath}: run needs a skills module (.mjs or .js) that executes commands; a JSON description only lists them`, USAGE);
     registry = loaded.registry;
   }
+  // The tools of the config's MCP servers join the skills (not with --redis: the workers run the commands).
+  if (!options.redis) registry = (await registryWithMcp(skillsPath ? registry : null, dir, USAGE)) ?? registry;
 
   let llmAgent: OpenAiCompatibleAgent | null = null;
   if (english) {
