@@ -51,11 +51,12 @@ function runAction(inputs: Record<string, string>, temp: string): { name: string
     // GitHub runs `shell: bash` as `bash --noprofile --norc -eo pipefail {0}`.
     const res = spawnSync('bash', ['--noprofile', '--norc', '-eo', 'pipefail', script], { cwd, env, encoding: 'utf8', timeout: 120_000 });
     if (step.id) {
-      outputs[step.id] = {};
+      const stepOutputs: Record<string, string> = {};
       for (const line of readFileSync(outputFile, 'utf8').split('\n')) {
         const eq = line.indexOf('=');
-        if (eq > 0) outputs[step.id][line.slice(0, eq)] = line.slice(eq + 1);
+        if (eq > 0) stepOutputs[line.slice(0, eq)] = line.slice(eq + 1);
       }
+      outputs[step.id] = stepOutputs;
     }
     results.push({ name: step.name, code: res.status ?? -1, stdout: res.stdout, stderr: res.stderr });
     // A failing step ends the job (no later step has `if: always()` but the upload).

@@ -50,7 +50,7 @@ export function processIo(failureExit = 2): Io {
     cwd = process.cwd();
   } catch (error) {
     // Node cannot name the directory a shell sits in after it was deleted (ENOENT, uv_cwd).
-    throw new CliError(`the current directory cannot be read (${errorText(error)}): was it deleted or moved? Change to an existing directory.`, failureExit);
+    throw new CliError(`the current directory cannot be read (${entryErrorText(error)}): was it deleted or moved? Change to an existing directory.`, failureExit);
   }
   return {
     cwd,
@@ -392,11 +392,25 @@ if (isEntry) {
 }
 
 /** Reports a failure of the CLI's entry on standard error and sets the exit code. Never throws. */
+/** Describes whatever was thrown without trusting it (the runtime's errorText is not loaded here). */
+function entryErrorText(error: unknown): string {
+  try {
+    if (error instanceof Error) return String(error.message);
+  } catch {
+    // A Proxy or a throwing getter: describe the value itself.
+  }
+  try {
+    return String(error);
+  } catch {
+    return 'a value that cannot be described';
+  }
+}
+
 function reportEntryFailure(error: unknown, fallbackExit: number): void {
   const known = error instanceof CliError;
   process.exitCode = known ? error.exitCode : fallbackExit;
   try {
-    const text = known ? error.message : `internal error: ${errorText(error)} (set LIGHTSOP_DEBUG=1 for details)`;
+    const text = known ? error.message : `internal error: ${entryErrorText(error)} (set LIGHTSOP_DEBUG=1 for details)`;
     process.stderr.write(`lightsop: ${terminalText(text)}\n`);
     if (!known && process.env.LIGHTSOP_DEBUG) process.stderr.write(`${terminalText(String((error as Error)?.stack ?? ''), { multiline: true })}\n`);
   } catch {

@@ -33,6 +33,7 @@ import {
   type Plan,
   type SourceRange,
   type Symbols,
+  type SyntaxTree,
 } from '@lightsop/core';
 
 /** One declaration as parsed in its chunk, with its own syntax diagnostics (duplicates excluded). */
@@ -459,6 +460,7 @@ function buildAnalysis(snapshot: PlanSnapshot, options: IncrementalOptions): Ana
 
   let plan: Plan | null = null;
   let symbols: Symbols | null = null;
+  let tree: SyntaxTree | null = null;
   const materialise = (): Plan => {
     if (!plan) {
       // Blocks that did not move since they were last materialised (those above the edits) are reused.
@@ -487,14 +489,13 @@ function buildAnalysis(snapshot: PlanSnapshot, options: IncrementalOptions): Ana
       return materialise();
     },
     get symbols() {
-      if (!symbols) {
-        // The first declaration of each name is known already: no name is looked up again.
-        const { declarations: all } = materialise();
-        const declarations = new Map<string, Declaration>();
-        for (const i of graph.firsts) declarations.set(all[i]!.name, all[i]!);
-        symbols = buildSymbols(materialise(), { declarations, indexOf: graph.firstOf as Map<string, number> });
-      }
+      symbols ??= buildSymbols(materialise());
       return symbols;
+    },
+    // Nothing in the server reads the compact tree; a caller that does pays for one parse.
+    get tree() {
+      tree ??= parsePlan(text).tree;
+      return tree;
     },
   };
 }
