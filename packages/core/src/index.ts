@@ -13,7 +13,7 @@ export { findInlineComment } from './syntax/lines';
 export { SyntaxTree, TokenKind, DeclFlag, type TreeArrays } from './syntax/tree';
 export { analyzePlan, type Analysis, type AnalyzeOptions } from './validate/index';
 export { buildSymbols, dependentsOf, type Symbols } from './validate/symbols';
-export { isKnownCommand } from './validate/skills';
+export { checkArgumentCount, isKnownCommand } from './validate/skills';
 export * from './commands/surface';
 export { suggest, editDistance } from './validate/suggest';
 export { formatPlan, type FormatOptions } from './format/formatter';

@@ -18,11 +18,13 @@ import {
   analyzePlan,
   BUILTIN_COMMANDS,
   buildSymbols,
+  checkArgumentCount,
   codeInfo,
   isEnglishSource,
   isFinalCommand,
   LineIndex,
   parsePlan,
+  spanRanges,
   suggest,
   type Analysis,
   type Argument,
@@ -365,6 +367,8 @@ function shiftDeclaration(d: Declaration, offset: number, line: number): Declara
 /** Which range of a declaration: its name, its command, or its k-th reference argument (k >= 0). */
 const NAME = -1;
 const COMMAND = -2;
+/** `at` <= ARGUMENTS_FROM: the arguments from index ARGUMENTS_FROM - at to the last one. */
+const ARGUMENTS_FROM = -3;
 
 interface Located {
   readonly item: number;
@@ -422,7 +426,11 @@ function buildAnalysis(snapshot: PlanSnapshot, options: IncrementalOptions): Ana
   }
   const rangeOf = (i: number, at: number): SourceRange => {
     const d = items[i]!.decl;
-    return shiftRange(at === NAME ? d.nameRange : at === COMMAND ? d.command!.range : referenceRange(d, at), offsetDelta[i]!, lineDelta[i]!);
+    const range = at === NAME ? d.nameRange
+      : at === COMMAND ? d.command!.range
+      : at <= ARGUMENTS_FROM ? spanRanges(d.arguments[ARGUMENTS_FROM - at]!.range, d.arguments[d.arguments.length - 1]!.range)
+      : referenceRange(d, at);
+    return shiftRange(range, offsetDelta[i]!, lineDelta[i]!);
   };
   const place = (g: GraphDiagnostic): Diagnostic => {
     const out: { -readonly [K in keyof Diagnostic]: Diagnostic[K] } = { code: g.code, severity: g.severity, message: g.message, range: rangeOf(g.item, g.at), data: g.data };
@@ -652,14 +660,25 @@ function checkUndefined(items: readonly Item[], from: number, to: number, hints:
   return out;
 }
 
-/** `unknown-command` for items [from, to). */
+/** `unknown-command` and `argument-count` for items [from, to), as core's checkCommands gives them. */
 function checkCommands(items: readonly Item[], commands: CommandSurface, from = 0, to = items.length): GraphDiagnostic[] {
   const out: GraphDiagnostic[] = [];
   let names: string[] | null = null;
   const cache = new Map<string, string[]>();
   for (let i = from; i < to; i++) {
-    const command = items[i]!.decl.command;
-    if (!command || BUILTIN_COMMANDS.includes(command.name) || commands.has(command.name)) continue;
+    const decl = items[i]!.decl;
+    const command = decl.command;
+    if (!command || BUILTIN_COMMANDS.includes(command.name)) continue;
+    if (commands.has(command.name)) {
+      const spec = commands.get(command.name);
+      const problem = spec?.arguments ? checkArgumentCount(decl, spec) : null;
+      if (problem) {
+        const tooMany = decl.arguments.length > spec!.arguments!.maximum;
+        out.push({ item: i, at: tooMany ? ARGUMENTS_FROM - spec!.arguments!.maximum : COMMAND, code: problem.code, severity: problem.severity, message: problem.message, data: problem.data ?? {} });
+      }
+      continue;
+    }
+    if (commands.mayBeUnlisted(command.name)) continue;
     let suggestions = cache.get(command.name);
     if (!suggestions) {
       names ??= [...commands.names, ...BUILTIN_COMMANDS];

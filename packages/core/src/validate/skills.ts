@@ -55,7 +55,7 @@ function parameterList(spec: CommandSpec): string {
 }
 
 /** `argument-count` for one declaration of a command with a known arity, or null. */
-function checkArgumentCount(d: Declaration, spec: CommandSpec): Diagnostic | null {
+export function checkArgumentCount(d: Declaration, spec: CommandSpec): Diagnostic | null {
   const arity = spec.arguments!;
   const args = d.arguments;
   const count = args.length;
