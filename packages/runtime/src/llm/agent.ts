@@ -15,7 +15,33 @@ export interface PromptOptions {
   signal?: AbortSignal;
   /** Earlier messages; a system message first when the caller sends the user's words as the prompt. */
   history?: ChatMessage[] | unknown[];
+  /**
+   * Called once per answered request with the tokens the provider reported for it (providers that
+   * report none never call it). Token budgets (`TokenBudget`) count with it.
+   */
+  onUsage?: (usage: TokenUsage) => void;
   [key: string]: unknown;
+}
+
+/** The tokens one model request consumed, as the provider reported them. */
+export interface TokenUsage {
+  inputTokens: number;
+  outputTokens: number;
+}
+
+/**
+ * One model request as a provider saw it, for traces (docs/tracing.md): the model asked for, the
+ * model that answered, wall-clock start and end (ms since the epoch), the reported usage (null
+ * when the provider reported none) and, for a failed request, the error's text (never a key).
+ */
+export interface ModelCall {
+  operation: 'chat';
+  requestModel: string;
+  responseModel: string | null;
+  startTime: number;
+  endTime: number;
+  usage: TokenUsage | null;
+  error: string | null;
 }
 
 export interface LlmAgent {

@@ -8,7 +8,7 @@
 import { setMaxListeners } from 'node:events';
 import { format } from 'node:util';
 import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { LlmAgent, PromptOptions } from './agent';
+import type { LlmAgent, ModelCall, PromptOptions, TokenUsage } from './agent';
 import { redactSecrets } from '@lightsop/core';
 
 /** Per request attempt, in milliseconds. */
@@ -32,6 +32,11 @@ export interface OpenAiAgentOptions {
    * Default: standard error.
    */
   log?: (line: string) => void;
+  /**
+   * Called after every request, answered or failed, with its model, times and reported usage
+   * (traces, docs/tracing.md). A listener that throws is ignored.
+   */
+  onCall?: (call: ModelCall) => void;
 }
 
 export interface LlmSettings {
@@ -56,6 +61,13 @@ function toMessages(history: unknown[] | undefined): Message[] {
     if (role && content !== null) out.push({ role, content });
   }
   return out;
+}
+
+/** The provider's usage as token counts, or null when it reported none (or nonsense). */
+function usageOf(usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | null | undefined): TokenUsage | null {
+  if (!usage) return null;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0);
+  return { inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) };
 }
 
 /** The innermost `code` or message of a connection failure (`ECONNREFUSED`, `ENOTFOUND`, ...). */
@@ -119,11 +131,20 @@ export class OpenAiCompatibleAgent implements LlmAgent {
     const onAbort = () => call.abort(outer?.reason);
     if (outer?.aborted) call.abort(outer.reason);
     else outer?.addEventListener('abort', onAbort, { once: true });
+    const startTime = Date.now();
+    let usage: TokenUsage | null = null;
+    let responseModel: string | null = null;
+    let failure: string | null = null;
+    const listening = Boolean(this.settings.onCall || options.onUsage);
     try {
       if (this.settings.onToken) {
-        const stream = await this.client.chat.completions.create({ model, messages, stream: true, ...extra }, { signal: call.signal });
+        // Usage arrives in a last chunk only when asked for; it is asked for only when someone counts.
+        const usageOption = listening ? { stream_options: { include_usage: true } } : {};
+        const stream = await this.client.chat.completions.create({ model, messages, stream: true, ...usageOption, ...extra }, { signal: call.signal });
         let text = '';
         for await (const chunk of stream) {
+          if (chunk.model) responseModel = chunk.model;
+          if (chunk.usage) usage = usageOf(chunk.usage);
           const piece = chunk.choices[0]?.delta?.content ?? '';
           if (piece) {
             text += piece;
@@ -133,12 +154,32 @@ export class OpenAiCompatibleAgent implements LlmAgent {
         return text;
       }
       const response = await this.client.chat.completions.create({ model, messages, ...extra }, { signal: call.signal });
+      responseModel = response.model || null;
+      usage = usageOf(response.usage);
       return response.choices[0]?.message?.content ?? '';
     } catch (error) {
-      if (outer?.aborted || error instanceof APIUserAbortError) throw error;
-      throw new Error(this.describe(error), { cause: error });
+      if (outer?.aborted || error instanceof APIUserAbortError) {
+        failure = 'aborted';
+        throw error;
+      }
+      failure = this.describe(error);
+      throw new Error(failure, { cause: error });
     } finally {
       outer?.removeEventListener('abort', onAbort);
+      if (usage && options.onUsage) {
+        try {
+          options.onUsage(usage);
+        } catch {
+          // A counter's failure must not lose the answer.
+        }
+      }
+      if (this.settings.onCall) {
+        try {
+          this.settings.onCall({ operation: 'chat', requestModel: model, responseModel, startTime, endTime: Date.now(), usage, error: failure });
+        } catch {
+          // A listener's failure must not lose the answer.
+        }
+      }
     }
   }
 
