@@ -373,7 +373,11 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
       turnTrace?.end({ 'lightsop.turn.status': status }, ok ? undefined : status);
       turnTrace = null;
       const usage = budget.toJSON();
-      if (json) print({ type: 'answer', status, text: answer, ...extra, usage });
+      if (json) {
+        // The tokens so far, a line of its own before the answer (which still ends the turn).
+        print({ type: 'usage', ...usage });
+        print({ type: 'answer', status, text: answer, ...extra });
+      }
       else {
         renderAnswer(status, answer, extra);
         if (budget.requests > 0) io.stdout(c.dim(`(tokens so far: ${usage.inputTokens} input, ${usage.outputTokens} output${usage.maxTokens === null ? '' : ` of a budget of ${usage.maxTokens}`})\n`));
