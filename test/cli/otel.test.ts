@@ -123,6 +123,29 @@ describe('traces of lightsop run over OTLP/HTTP', () => {
     for (const body of receiver.bodies) expect(body).not.toContain(API_KEY);
   }, 60_000);
 
+  it('lightsop chat: a session span, a span per turn, and the turn\'s model calls and plan steps under it', async () => {
+    receiver = await startOtlpReceiver();
+    llm = await startLlmServer(() => ({ text: '@greeting assign "hi"\n@lastAnswer final_answer $greeting', usage: { inputTokens: 40, outputTokens: 9 } }));
+    const res = await lightsopAsync(['chat', '--json', '--no-stdlib'], {
+      input: 'one\ntwo\n',
+      cwd: tempTree({}),
+      env: { LIGHTSOP_LLM_BASE_URL: llm.url, LIGHTSOP_LLM_MODEL: 'm', OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url },
+    });
+    expect(res.code, res.stderr).toBe(0);
+    const session = only(receiver.spans, 'lightsop chat');
+    expect(session.parentSpanId).toBe('');
+    expect(session.attributes).toMatchObject({ 'gen_ai.usage.input_tokens': 80, 'gen_ai.usage.output_tokens': 18 });
+    const turns = receiver.spans.filter((s) => s.name === 'chat turn');
+    expect(turns).toHaveLength(2);
+    for (const turn of turns) {
+      expect(turn.parentSpanId).toBe(session.spanId);
+      expect(turn.attributes['lightsop.turn.status']).toBe('answered');
+      const children = receiver.spans.filter((s) => s.parentSpanId === turn.spanId);
+      expect(children.map((s) => s.name).sort()).toEqual(['chat m', 'command assign', 'command final_answer']);
+      expect(children.find((s) => s.name === 'chat m')!.attributes).toMatchObject({ 'gen_ai.operation.name': 'chat', 'gen_ai.usage.input_tokens': 40, 'gen_ai.usage.output_tokens': 9 });
+    }
+  }, 60_000);
+
   it('a run stopped by Ctrl-C twice still exports its spans before the process exits', async () => {
     receiver = await startOtlpReceiver();
     const skills = `export default { hang: { description: 'never ends', run: () => { process.stderr.write('started\\n'); return new Promise((r) => setTimeout(r, 2 ** 31 - 1)); } } };`;
