@@ -22,6 +22,17 @@ export default tseslint.config(
     },
   },
   {
+    // Typed rules: a promise nobody awaits loses its rejection (an unhandled rejection kills the
+    // process or vanishes). Await it, or `void` it with a .catch that reports the error.
+    files: ['packages/*/src/**/*.ts', 'extension/src/**/*.ts', 'test/**/*.ts', 'scripts/**/*.ts'],
+    ignores: ['test/e2e/**'],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': 'error',
+    },
+  },
+  {
     // Spreading an array into a call passes one argument per item, and V8 overflows the stack at
     // about 125,000 (a 150k-member cycle broke lint this way). Bounded spreads may stay behind an
     // eslint-disable comment that says why they are bounded.
@@ -98,14 +109,31 @@ export default tseslint.config(
     },
   },
   {
+    // The MCP client is the other part of the runtime the language server imports: core, node,
+    // the SDK and the registry protocol's types only.
+    files: ['packages/runtime/src/mcp/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'the runtime knows nothing of editors (ARCHITECTURE.md)' },
+          {
+            group: ['../*', '!../skills', '../skills/*', '!../skills/registry', '@lightsop/*', '!@lightsop/core'],
+            message: 'the MCP client (@lightsop/runtime/mcp) imports only core, node, the SDK and ../skills/registry: the language server bundles it',
+          },
+          distributedRule,
+        ],
+      }],
+    },
+  },
+  {
     files: ['packages/language-server/src/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', {
         patterns: [
           { group: ['vscode', 'vscode-languageclient*'], message: 'the server speaks LSP, not the VS Code API' },
           {
-            regex: '^@lightsop/(runtime(?!/skills$)|sessions|cli)(/.*)?$|/(runtime|sessions|cli)/src/',
-            message: 'the language server imports core and the skills loader (@lightsop/runtime/skills) only',
+            regex: '^@lightsop/(runtime(?!/(skills|mcp)$)|sessions|cli)(/.*)?$|/(runtime|sessions|cli)/src/',
+            message: 'the language server imports core, the skills loader (@lightsop/runtime/skills) and the MCP client (@lightsop/runtime/mcp) only',
           },
           distributedRule,
         ],

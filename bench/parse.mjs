@@ -4,6 +4,7 @@
 // declarations; throughput at 100k >= 80% of 1k; memory per parsed declaration < 1 KB.
 import { analyzePlan, parsePlan } from '../packages/core/dist/index.js';
 import { chainPlan, dagPlan, textPlan } from './_plans.mjs';
+import { referenceParser, row } from './_rows.mjs';
 
 function time(fn, minMs = 400) {
   fn(); // warm-up
@@ -40,16 +41,40 @@ for (const shape of Object.keys(shapes)) {
 }
 
 // Memory per parsed declaration: retained heap after parsing 100k declarations (the source text
-// excluded), for the AST alone and for the whole analysis (AST, diagnostics, symbol table).
+// excluded), for the AST alone and for the whole analysis (AST, diagnostics, symbol table); issue
+// 13's row is the AST of the random DAG (goal <= 500 B), next to the reference's parse of the same
+// text (LIGHTSOP_REF_DIR) or, without it, the source text's own bytes per declaration.
+function retainedPerDeclaration(fn, text, count) {
+  global.gc?.();
+  const before = process.memoryUsage().heapUsed;
+  let kept = fn(text);
+  global.gc?.();
+  const after = process.memoryUsage().heapUsed;
+  const n = count(kept);
+  kept = null;
+  return (after - before) / n;
+}
+const perDeclaration = {};
 for (const [shape, make] of [['chain', chainPlan], ['dag', dagPlan]]) {
   const text = make(100000);
   for (const [what, fn] of [['AST (parsePlan)', parsePlan], ['analysis (analyzePlan)', analyzePlan]]) {
-    global.gc?.();
-    const before = process.memoryUsage().heapUsed;
-    let kept = fn(text);
-    global.gc?.();
-    const after = process.memoryUsage().heapUsed;
-    console.log(`memory per declaration, ${shape}, ${what}: ${((after - before) / kept.plan.declarations.length).toFixed(0)} bytes (goal < 1024)${global.gc ? '' : ' (run with --expose-gc for an exact figure)'}`);
-    kept = null;
+    const bytes = retainedPerDeclaration(fn, text, (kept) => kept.plan.declarations.length);
+    perDeclaration[`${shape} ${what}`] = bytes;
+    console.log(`memory per declaration, ${shape}, ${what}: ${bytes.toFixed(0)} bytes (goal <= 500 for the AST)${global.gc ? '' : ' (run with --expose-gc for an exact figure)'}`);
+  }
+}
+{
+  const text = dagPlan(100000);
+  const ours = perDeclaration['dag AST (parsePlan)'];
+  const { parser, why } = await referenceParser();
+  const measure = 'memory per declaration (parsed), 100k random DAG';
+  if (parser) {
+    const ref = retainedPerDeclaration(parser, text, (kept) => kept.size);
+    console.log(`memory per declaration, dag, the reference's parseCode: ${ref.toFixed(0)} bytes`);
+    row(measure, { value: `${ours.toFixed(0)} B`, baseline: `reference parseCode ${ref.toFixed(0)} B`, ratio: `${(ours / ref).toFixed(2)}x`, goal: '<= 500 B' });
+  } else {
+    const source = Buffer.byteLength(text) / 100000;
+    console.log(`reference: ${why}; the baseline is the source text's bytes per declaration`);
+    row(measure, { value: `${ours.toFixed(0)} B`, baseline: `source text ${source.toFixed(0)} B`, ratio: `${(ours / source).toFixed(2)}x`, goal: '<= 500 B' });
   }
 }

@@ -5,7 +5,7 @@
 // of its own that only `worker`, `batch` and `run --redis` import, so no other command ever loads
 // it. msgpackr's optional native add-on stays external (msgpackr falls back to JavaScript).
 import { build } from 'esbuild';
-import { existsSync, mkdirSync, chmodSync, rmSync } from 'node:fs';
+import { chmodSync, cpSync, existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -17,12 +17,13 @@ const alias = {
   '@lightsop/core': p('packages/core/src/index.ts'),
   '@lightsop/runtime/compat': p('packages/runtime/src/compat/index.ts'),
   '@lightsop/runtime/skills': p('packages/runtime/src/skills/index.ts'),
+  '@lightsop/runtime/mcp': p('packages/runtime/src/mcp/index.ts'),
   '@lightsop/runtime': p('packages/runtime/src/index.ts'),
   '@lightsop/sessions': p('packages/sessions/src/index.ts'),
   '@lightsop/language-server': p('packages/language-server/src/index.ts'),
   '@lightsop/distributed': p('packages/distributed/src/index.ts'),
 };
-const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@lightsop/*'];
+const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@modelcontextprotocol/*', '@lightsop/*'];
 // ESM bundles that contain CommonJS dependencies need `require`.
 const esmBanner = { js: "import { createRequire as __lsCreateRequire } from 'node:module'; const require = __lsCreateRequire(import.meta.url);" };
 
@@ -31,6 +32,7 @@ const targets = [
   { entry: 'packages/runtime/src/index.ts', out: 'packages/runtime/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/compat/index.ts', out: 'packages/runtime/dist/compat.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/skills/index.ts', out: 'packages/runtime/dist/skills.js', format: 'esm', external: libExternal },
+  { entry: 'packages/runtime/src/mcp/index.ts', out: 'packages/runtime/dist/mcp.js', format: 'esm', external: libExternal },
   { entry: 'packages/sessions/src/index.ts', out: 'packages/sessions/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/distributed/src/index.ts', out: 'packages/distributed/dist/index.js', format: 'esm', external: [...libExternal, 'bullmq', 'ioredis'] },
   { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, splitting: true, external: ['msgpackr-extract'], banner: esmBanner },
@@ -65,9 +67,19 @@ for (const t of targets) {
     banner: t.banner,
     logLevel: 'warning',
     legalComments: 'none',
+    // docs/language.md is served by `lightsop mcp` as a resource: imported as text.
+    loader: { '.md': 'text' },
     mainFields: t.platform === 'browser' ? ['browser', 'module', 'main'] : ['module', 'main'],
   });
   built++;
+}
+// The extension offers `lightsop mcp` to VS Code's agent mode (extension/src/mcp-server.ts): it
+// ships the CLI bundle as it is, marked as ES modules for the folder.
+if (existsSync(p('packages/cli/dist/main.js')) && existsSync(p('extension/package.json'))) {
+  const cliOut = p('extension/dist/cli');
+  rmSync(cliOut, { recursive: true, force: true });
+  cpSync(p('packages/cli/dist'), cliOut, { recursive: true, filter: (src) => !src.endsWith('.map') });
+  writeFileSync(path.join(cliOut, 'package.json'), '{ "type": "module" }\n');
 }
 for (const bin of ['packages/cli/bin/lightsop.js', 'packages/language-server/bin/lightsop-language-server.cjs']) {
   if (existsSync(p(bin))) chmodSync(p(bin), 0o755);

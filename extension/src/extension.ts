@@ -6,6 +6,7 @@
  * plan; Debug Plan through the debug adapter (debug/), which makes a fresh one per debug session;
  * the chat panel through ChatPanels (chat/), which owns the window's session registry.
  */
+import { stopAllMcpServers } from './run/plan-mcp';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { setApiKey } from './api-key';
@@ -16,6 +17,7 @@ import { DEBUG_COMMAND, debugPlan, registerPlanDebugger } from './debug/vscode-d
 import { GraphPanels } from './graph/panel';
 import { COMMANDS, DISPLAY_NAME, isPlanDocument, LANGUAGE_ID } from './language';
 import { lintWorkspaceCommand, WorkspaceLinter } from './lint-workspace';
+import { registerMcpServer } from './mcp-server';
 import { PlanFacts } from './plan-facts';
 import { declarationAt } from './plan-outline';
 import { InlineResults } from './run/inline-results';
@@ -103,6 +105,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
     vscode.commands.registerCommand(CHAT_COMMANDS.newConversation, () => chat?.newConversation()),
   );
 
+  registerMcpServer(context, output);
   output.appendLine(`[${DISPLAY_NAME}] activated; workspace ${vscode.workspace.isTrusted ? 'trusted' : 'not trusted: skills modules are not loaded'}`);
   try {
     client = await startClient(context);
@@ -121,5 +124,6 @@ export async function deactivate(): Promise<void> {
   const panels = chat;
   chat = null;
   // Closing the window or deactivating shuts the chat's loops down (bounded by their drain deadline).
-  await Promise.all([c?.stop(), panels?.shutdown()]);
+  // MCP servers the extension started for Run Plan, the debugger and the chat stop with it.
+  await Promise.all([c?.stop(), panels?.shutdown(), stopAllMcpServers()]);
 }

@@ -12,3 +12,8 @@ export { SkillsRefusedError } from './skills-loader';
 export function loadSkillsForHost(file: string): Promise<LoadedSkills> {
   return loadWorkspaceSkills(file, { trusted: vscode.workspace.isTrusted });
 }
+
+/** Whether the workspace is trusted: skills modules load and MCP servers start only then. */
+export function isWorkspaceTrusted(): boolean {
+  return vscode.workspace.isTrusted;
+}

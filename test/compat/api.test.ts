@@ -204,7 +204,7 @@ describe('members', () => {
     const second = interpreter.updateCode('@a emit 1\n@b emit 2');
     expect(interpreter.ready).toBe(second);
     expect(interpreter.ready).not.toBe(first);
-    interpreter.updateCode('@a emit 1\n@b emit 2\n@c emit 3');
+    void interpreter.updateCode('@a emit 1\n@b emit 2\n@c emit 3'); // settles through interpreter.ready, awaited next
     await interpreter.ready;
     expect(await second).toBeUndefined();
     expect(history).toEqual(['emit 1', 'emit 2', 'emit 3']);

@@ -154,7 +154,7 @@ describe('rejected updates', () => {
     const { registry } = checklistRegistry();
     const interpreter = new LightSOPLangInterpreter('@a emit 1\n@a emit 2', registry);
     const rejected = interpreter.ready;
-    interpreter.updateCode('@a emit 3');
+    void interpreter.updateCode('@a emit 3'); // settles through interpreter.ready, awaited next
     await interpreter.ready;
     await expect(rejected).rejects.toThrow('Variable a declared multiple times');
     expect(interpreter.getVarValue('a')).toBe('3');

@@ -259,10 +259,10 @@ describe('updates', () => {
     await interpreter.ready;
     expect(history).toEqual(['emit base', 'combine base extra']);
     history.length = 0;
-    interpreter.updateCode(code);
+    void interpreter.updateCode(code); // settles through interpreter.ready, awaited next
     await interpreter.ready;
     expect(history).toEqual([]);
-    interpreter.updateCode(`${code}\n@aux emit aux`);
+    void interpreter.updateCode(`${code}\n@aux emit aux`); // settles through interpreter.ready, awaited next
     await interpreter.ready;
     expect(history).toEqual(['emit aux']);
     expect(values(interpreter, 'source', 'dependent', 'aux')).toEqual(['base', 'base+extra', 'aux']);
@@ -318,7 +318,7 @@ describe('updates', () => {
     await interpreter.ready;
     expect(interpreter.getVarValue('job')).toBe('canceled:because command mode canceled (not ready) via mode');
     ready = true;
-    interpreter.updateCode(code);
+    void interpreter.updateCode(code); // settles through interpreter.ready, awaited next
     await interpreter.ready;
     expect(values(interpreter, 'mode', 'job')).toEqual(['ready', 'ran with ready']);
     expect(history).toEqual(['mode initial', 'mode initial', 'task ready payload']);
@@ -363,7 +363,7 @@ describe('updates', () => {
     const interpreter = new LightSOPLangInterpreter(code, registry);
     await interpreter.ready;
     expect(interpreter.getVarValue('task')).toBe('undefined:command returned no response');
-    interpreter.updateCode(code);
+    void interpreter.updateCode(code); // settles through interpreter.ready, awaited next
     await interpreter.ready;
     expect(interpreter.getVarValue('task')).toBe('ok');
   });
@@ -417,7 +417,7 @@ describe('auto-cancel', () => {
     await interpreter.ready;
     expect(interpreter.getVarValue('result')).toBe('Canceled: maintenance window');
     interpreter.enableAutoCancel(true);
-    interpreter.updateCode('@result produce value2');
+    void interpreter.updateCode('@result produce value2'); // settles through interpreter.ready, awaited next
     await interpreter.ready;
     expect(interpreter.getVarValue('result')).toBe('canceled:command produce canceled (maintenance window)');
   });
@@ -439,7 +439,7 @@ describe('auto-cancel', () => {
     interpreter.enableAutoCancel(true);
     await interpreter.ready;
     expect(interpreter.getVarValue('job')).toBe('canceled:command task canceled (quota exceeded)');
-    interpreter.updateCode(code);
+    void interpreter.updateCode(code); // settles through interpreter.ready, awaited next
     await interpreter.ready;
     expect(interpreter.getVarValue('job')).toBe('done');
   });

@@ -8,8 +8,11 @@ import { analyzePlan, parseSkillsJson } from '@lightsop/core';
 
 const root = path.resolve(__dirname, '../fixtures');
 const update = process.env.UPDATE_FIXTURES === '1';
+/** Folders of test/fixtures that hold other fixtures than plans by diagnostic code. */
+const OTHER_FIXTURES = new Set(['junit']);
 
 for (const folder of readdirSync(root).sort()) {
+  if (OTHER_FIXTURES.has(folder)) continue;
   const dir = path.join(root, folder);
   const skillsFile = path.join(dir, 'skills.json');
   const skills = existsSync(skillsFile) ? parseSkillsJson(readFileSync(skillsFile, 'utf8')) : null;

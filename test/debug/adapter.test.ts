@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import type { CommandPayload, Responder } from '@lightsop/runtime';
-import { LaunchError } from '../../extension/src/debug/adapter';
+import { LaunchError, type PlanSkills } from '../../extension/src/debug/adapter';
 import { testRegistry, type TestRegistry } from '../helpers/registry';
 import { DapClient, FakeHost, PLAN_PATH, table } from './dap-client';
 
@@ -334,6 +334,26 @@ describe('launches that do not start', () => {
     expect((launch.body as { error: DebugProtocol.Message }).error).toMatchObject({ format: '{message}', variables: { message }, url: 'command:workbench.trust.manage' });
     expect(c.output()).toBe(`${message}\n`);
     await c.nextEvent('terminated');
+  });
+
+  it('an unexpected failure after the launch answered is said in the Debug Console and ends the session', async () => {
+    // DebugSession does not await its handlers: a throw in the launch once the plan was accepted
+    // was an unhandled rejection in the extension host, with the session left open.
+    class BrokenSkillsHost extends FakeHost {
+      override async loadSkills(): Promise<PlanSkills> {
+        return {
+          registry: registry(),
+          get note(): string {
+            throw new Error('simulated bug: the skills note cannot be read');
+          },
+        };
+      }
+    }
+    const c = new DapClient(new BrokenSkillsHost(HELLO, registry()));
+    client = c;
+    await c.start({});
+    await c.nextEvent('terminated');
+    expect(c.output()).toContain('[debug] launch failed: simulated bug: the skills note cannot be read\n');
   });
 
   it('an #!english script is refused: it has no declarations until a model writes them', async () => {

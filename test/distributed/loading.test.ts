@@ -1,8 +1,10 @@
 /**
- * `lightsop lint` (and fmt, graph, a local run) never load BullMQ or ioredis: the distributed
- * runner sits in a chunk of the CLI bundle that only `worker`, `batch` and `run --redis` import.
- * A loader hook records every module the built CLI loads; the control case (`batch`) shows that
- * the check does see BullMQ when it is loaded.
+ * Each subcommand of the built CLI loads only what it uses (issue 13 item 3). `lightsop lint` (and
+ * fmt, graph, a local run) never load BullMQ or ioredis: the distributed runner sits in a chunk of
+ * the CLI bundle that only `worker`, `batch` and `run --redis` import. Nor do they, or `chat --help`,
+ * load the LLM client (`openai`, imported on a model's first request) or the agent sessions (only
+ * `chat` imports them). A loader hook records every module the built CLI loads; the control cases
+ * (`batch`, `chat`, an `#!english` run) show that the check does see each one when it is loaded.
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -34,6 +36,19 @@ function loadsBullmq(files: string[]): boolean {
   return files.some((f) => /[\\/](bullmq|ioredis)[\\/]/.test(f) || MARKERS.some((m) => readFileSync(f, 'utf8').includes(m)));
 }
 
+/** A string found only in the `openai` client's code (a request header it sends). */
+const OPENAI_MARKER = 'X-Stainless-Retry-Count';
+/** A string found only in @lightsop/sessions' code. */
+const SESSIONS_MARKER = 'delegate needs an agent name and a task';
+
+function loadsOpenai(files: string[]): boolean {
+  return files.some((f) => /[\\/]openai[\\/]/.test(f) || readFileSync(f, 'utf8').includes(OPENAI_MARKER));
+}
+
+function loadsSessions(files: string[]): boolean {
+  return files.some((f) => /[\\/]sessions[\\/]/.test(f) || readFileSync(f, 'utf8').includes(SESSIONS_MARKER));
+}
+
 describe('the CLI loads BullMQ and ioredis only for distributed commands', () => {
   let dir: string;
   beforeAll(() => {
@@ -61,10 +76,50 @@ describe('the CLI loads BullMQ and ioredis only for distributed commands', () =>
   });
 });
 
+describe('the CLI loads the LLM client and the sessions only for commands that use them', () => {
+  let dir: string;
+  beforeAll(() => {
+    ensureBuilt();
+    dir = tempDir('lightsop-loading-llm-');
+    writeFileSync(path.join(dir, 'plan.sop'), '@a assign hello\n@lastAnswer assign $a\n');
+    writeFileSync(path.join(dir, 'english.sop'), '#!english\nSay hello.\n');
+  });
+  afterAll(() => removeTempDirs());
+
+  it('lint, fmt, graph, a local run and chat --help load neither', () => {
+    for (const args of [['lint', 'plan.sop'], ['fmt', 'plan.sop'], ['graph', 'plan.sop'], ['run', 'plan.sop', '--json'], ['chat', '--help']]) {
+      const res = loadedBy(args, dir);
+      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
+      expect(res.files.some((f) => f.startsWith(path.join(repoRoot, 'packages/cli/dist')))).toBe(true);
+      expect(loadsOpenai(res.files), `lightsop ${args.join(' ')} loaded the LLM client`).toBe(false);
+      expect(loadsSessions(res.files), `lightsop ${args.join(' ')} loaded the sessions`).toBe(false);
+    }
+  });
+
+  it('chat loads the sessions, and an #!english run the LLM client (the controls)', () => {
+    // No model is configured: chat stops with a usage error, after loading its module.
+    const chat = loadedBy(['chat'], dir);
+    expect(chat.code, chat.stderr).toBe(3);
+    expect(loadsSessions(chat.files)).toBe(true);
+    // Nothing listens on port 1: the first request fails, after the client was loaded.
+    const english = loadedBy(['run', 'english.sop', '--llm-base-url', 'http://127.0.0.1:1/v1', '--llm-model', 'm', '--llm-retries', '0'], dir);
+    expect(english.stderr).toMatch(/cannot reach the language model/);
+    expect(loadsOpenai(english.files)).toBe(true);
+  });
+});
+
 describe('the lint rule keeps the distributed runner out of core, runtime, language server and extension', () => {
   it('flags an import of bullmq, ioredis or @lightsop/distributed there, and allows it in the CLI', async () => {
     const { ESLint } = await import('eslint');
-    const eslint = new ESLint({ cwd: repoRoot });
+    // The text is linted under a file name that does not exist, which the typed rules' project
+    // service cannot open: they are off here (this checks the import rule only).
+    const eslint = new ESLint({
+      cwd: repoRoot,
+      overrideConfig: {
+        languageOptions: { parserOptions: { projectService: false } },
+        rules: { '@typescript-eslint/no-floating-promises': 'off', '@typescript-eslint/no-misused-promises': 'off' },
+      },
+    });
     const flagged = async (file: string, code: string) => {
       const [result] = await eslint.lintText(code, { filePath: path.join(repoRoot, file) });
       return result!.messages.some((m) => m.ruleId === 'no-restricted-imports' && /only the CLI loads the distributed runner/.test(m.message));

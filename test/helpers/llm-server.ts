@@ -77,7 +77,7 @@ function usageOf(reply: ScriptedReply) {
 export async function startLlmServer(script: Script): Promise<LlmServer> {
   const requests: ChatRequest[] = [];
   const aborted: number[] = [];
-  const server = createServer(async (req: IncomingMessage, res: ServerResponse) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
       res.writeHead(404).end();
       return;
@@ -125,6 +125,14 @@ export async function startLlmServer(script: Script): Promise<LlmServer> {
       return;
     }
     res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(completion(request.model, reply)));
+  };
+  // A request the script cannot serve (a body that is not JSON) answers 500 with the reason
+  // instead of an unhandled rejection and a client left waiting.
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: `test LLM server: ${String(error)}`, type: 'server_error' } }));
+    });
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;

@@ -10,6 +10,7 @@ import { ensureBuilt, repoRoot } from '../helpers/cli';
 const ENTRIES = [
   { name: '@lightsop/runtime', source: 'packages/runtime/src/index.ts', built: 'packages/runtime/dist/index.js' },
   { name: '@lightsop/runtime/skills', source: 'packages/runtime/src/skills/index.ts', built: 'packages/runtime/dist/skills.js' },
+  { name: '@lightsop/runtime/mcp', source: 'packages/runtime/src/mcp/index.ts', built: 'packages/runtime/dist/mcp.js' },
   { name: '@lightsop/runtime/compat', source: 'packages/runtime/src/compat/index.ts', built: 'packages/runtime/dist/compat.js' },
 ] as const;
 

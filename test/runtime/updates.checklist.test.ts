@@ -307,9 +307,12 @@ describe('abort, events, targets', () => {
     const events: RunEvent[] = [];
     await runPlan('@a emit 1\n@b canceler\n@c emit $b', { onEvent: (e) => events.push(e) });
     expect(events[0]).toEqual({ type: 'run-started' });
-    expect(events).toContainEqual({ type: 'command-started', variable: 'a', command: 'emit', raw: 'emit 1', lineNumber: 1 });
-    expect(events).toContainEqual({ type: 'variable-settled', variable: 'a', status: 'success', value: '1', lineNumber: 1 });
-    expect(events).toContainEqual({ type: 'variable-settled', variable: 'c', status: 'canceled', value: 'canceled:because command canceler canceled (nope) via b', lineNumber: 3 });
+    expect(events).toContainEqual({ type: 'command-started', variable: 'a', command: 'emit', raw: 'emit 1', lineNumber: 1, args: ['1'], dependencies: [], comment: '' });
+    expect(events).toContainEqual({ type: 'variable-settled', variable: 'a', status: 'success', value: '1', lineNumber: 1, data: '1', rootCause: null });
+    expect(events).toContainEqual({
+      type: 'variable-settled', variable: 'c', status: 'canceled', value: 'canceled:because command canceler canceled (nope) via b', lineNumber: 3,
+      data: 'because command canceler canceled (nope) via b', rootCause: expect.objectContaining({ name: 'b', reason: 'nope' }) as unknown,
+    });
     expect(events.at(-1)).toEqual({ type: 'run-finished', aborted: false, halted: false });
   });
   it('targets run a declaration and its ancestors only ("run up to here")', async () => {

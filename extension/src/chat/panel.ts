@@ -17,7 +17,7 @@ import { OpenAiCompatibleAgent, redactSecrets } from '@lightsop/runtime';
 import { getApiKey, setApiKey } from '../api-key';
 import { makeNonce } from '../webview-page';
 import { DISPLAY_NAME, LANGUAGE_ID } from '../language';
-import { loadPlanRegistry } from '../run/plan-skills';
+import { EMPTY_REGISTRY, loadPlanRegistry } from '../run/plan-skills';
 import { planSettings } from '../settings';
 import { ChatController, type ChatEnvironment, type ChatSettings, type ChatSkills, type ProviderResolution } from './controller';
 import { chatHtml } from './html';
@@ -102,8 +102,8 @@ async function loadChatSkills(): Promise<ChatSkills> {
   const f = folder();
   if (!f) return { registry: null, note: 'No folder is open: the chat has no workspace skills and no file or shell skills.', stamp: 'no-folder' };
   const settings = planSettings(f.uri);
-  const loaded = await loadPlanRegistry(settings.skillsPath, settings.skillsOrigin);
-  if (loaded.ok) return { registry: settings.skillsPath ? loaded.registry : null, note: null, stamp: `${loaded.stamp}|${vscode.workspace.isTrusted}` };
+  const loaded = await loadPlanRegistry(settings.skillsPath, settings.skillsOrigin, settings.configFile);
+  if (loaded.ok) return { registry: loaded.registry !== EMPTY_REGISTRY ? loaded.registry : null, note: null, stamp: `${loaded.stamp}|${vscode.workspace.isTrusted}` };
   const note = `${loaded.message} The chat uses the standard skills only.`;
   return { registry: null, note, stamp: `${loaded.kind}:${settings.skillsPath}|${vscode.workspace.isTrusted}` };
 }

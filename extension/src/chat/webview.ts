@@ -509,7 +509,7 @@ function render(): void {
     scheduled = false;
     const active = document.activeElement as HTMLElement | null;
     const focusKey = active?.dataset.focusKey;
-    const selection = active instanceof HTMLInputElement ? [active.selectionStart, active.selectionEnd] : null;
+    const selection = active instanceof HTMLInputElement ? ([active.selectionStart, active.selectionEnd] as const) : null;
     const tab = activeTab();
     renderTabs();
     renderBanners();

@@ -173,7 +173,42 @@ export class PlanDebugSession extends DebugSession {
     this.sendResponse(response);
   }
 
-  protected override async launchRequest(response: DebugProtocol.LaunchResponse, args: PlanLaunchArguments): Promise<void> {
+  // DebugSession calls its request handlers without awaiting them: the async ones report their
+  // own failure, or a rejection would go unhandled in the extension host and the client would wait.
+  protected override launchRequest(response: DebugProtocol.LaunchResponse, args: PlanLaunchArguments): void {
+    void this.launch(response, args).catch((error: unknown) => this.requestFailed('launch', response, error));
+  }
+
+  protected override disconnectRequest(response: DebugProtocol.DisconnectResponse): void {
+    void this.disconnect(response).catch((error: unknown) => this.requestFailed('disconnect', response, error));
+  }
+
+  /** Responses already sent (a failure after the response ends the session instead of answering twice). */
+  private readonly answered = new WeakSet<DebugProtocol.Response>();
+
+  override sendResponse(response: DebugProtocol.Response): void {
+    this.answered.add(response);
+    super.sendResponse(response);
+  }
+
+  /** An unexpected failure of a request: said in the Debug Console, and the session ends. */
+  private requestFailed(request: string, response: DebugProtocol.Response, error: unknown): void {
+    const message = `[debug] ${request} failed: ${errorText(error)}`;
+    try {
+      this.output(`${message}\n`, 'stderr');
+      if (this.answered.has(response)) {
+        this.stopRequested = true;
+        this.abortRun();
+        this.sendEvent(new TerminatedEvent());
+      } else {
+        this.refuse(response, message);
+      }
+    } catch {
+      // The connection to the client is gone: nobody is left to tell.
+    }
+  }
+
+  private async launch(response: DebugProtocol.LaunchResponse, args: PlanLaunchArguments): Promise<void> {
     let source: PlanSource;
     let skills: PlanSkills;
     try {
@@ -212,7 +247,7 @@ export class PlanDebugSession extends DebugSession {
     if (!this.stopRequested) this.startRun(source, skills, args);
   }
 
-  protected override async disconnectRequest(response: DebugProtocol.DisconnectResponse): Promise<void> {
+  private async disconnect(response: DebugProtocol.DisconnectResponse): Promise<void> {
     this.stopRequested = true;
     const run = this.run;
     if (run && !run.finished) {

@@ -57,7 +57,7 @@ export class VsCodeDebugHost implements DebugHost {
       skillsPath = path.resolve(base, override);
       origin = 'the "skills" attribute of the launch configuration';
     }
-    const skills = await loadPlanRegistry(skillsPath, origin);
+    const skills = await loadPlanRegistry(skillsPath, origin, settings.configFile);
     if (!skills.ok) {
       throw new LaunchError(skills.message, skills.kind === 'refused' ? { label: 'Manage Workspace Trust', command: 'workbench.trust.manage' } : undefined);
     }

@@ -7,7 +7,8 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandRegistry } from '@lightsop/runtime';
-import { loadSkillsForHost, SkillsRefusedError } from '../skills';
+import { isWorkspaceTrusted, loadSkillsForHost, SkillsRefusedError } from '../skills';
+import { joinMcpTools } from './plan-mcp';
 
 /** Without a skills file only the built-in `assign` works, as with `lightsop run`. */
 export const EMPTY_REGISTRY: CommandRegistry = {
@@ -33,8 +34,26 @@ export type PlanRegistry =
       readonly message: string;
     };
 
-/** Loads the registry of `skillsPath` (absolute, or null for none); `origin` names where the path came from. */
-export async function loadPlanRegistry(skillsPath: string | null, origin: string | null): Promise<PlanRegistry> {
+/**
+ * Loads the registry of `skillsPath` (absolute, or null for none) joined with the tools of the MCP
+ * servers of `configFile` (started only in a trusted workspace, docs/mcp.md); `origin` names where
+ * the path came from.
+ */
+export async function loadPlanRegistry(skillsPath: string | null, origin: string | null, configFile: string | null = null): Promise<PlanRegistry> {
+  const skills = await loadSkillsRegistry(skillsPath, origin);
+  if (!skills.ok || !configFile) return skills;
+  let joined;
+  try {
+    joined = await joinMcpTools(skills.registry, configFile, isWorkspaceTrusted());
+  } catch (error) {
+    return { ok: false, kind: 'load', message: `Cannot start the MCP servers of ${configFile}: ${(error as Error)?.message ?? String(error)}` };
+  }
+  if (!joined.ok) return { ok: false, kind: 'load', message: joined.message };
+  if (joined.registry === skills.registry && joined.note === null) return skills;
+  return { ok: true, registry: joined.registry, note: [skills.note, joined.note].filter((n) => n !== null).join('; '), stamp: `${skills.stamp}|${joined.stamp}` };
+}
+
+async function loadSkillsRegistry(skillsPath: string | null, origin: string | null): Promise<PlanRegistry> {
   if (!skillsPath) return { ok: true, registry: EMPTY_REGISTRY, note: 'no skills configured: only assign works', stamp: 'none' };
   try {
     const loaded = await loadSkillsForHost(skillsPath);

@@ -121,7 +121,7 @@ export class PlanRunner implements vscode.Disposable {
       llmStamp = `${base}|${mdl}|${apiKey ? createHash('sha256').update(apiKey).digest('hex').slice(0, 12) : 'no-key'}`;
     }
 
-    const skills = await loadPlanRegistry(settings.skillsPath, settings.skillsOrigin);
+    const skills = await loadPlanRegistry(settings.skillsPath, settings.skillsOrigin, settings.configFile);
     if (!skills.ok) {
       if (skills.kind === 'json') {
         void vscode.window.showErrorMessage(`LightSOPLang: ${skills.message}`);

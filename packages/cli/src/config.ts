@@ -4,8 +4,8 @@
  */
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { CONFIG_FILE, parseConfigText } from '@lightsop/core';
-import { readLimitedTextFileSync, UnreadableFileError } from '@lightsop/runtime';
+import { CONFIG_FILE, parseConfigText, type McpServerEntry } from '@lightsop/core';
+import { readLimitedTextFileSync, UnreadableFileError } from '@lightsop/runtime/skills';
 import { CliError, CONFIG_ERROR_EXIT } from './errors';
 
 export { CONFIG_FILE };
@@ -29,6 +29,8 @@ export interface Config {
   readonly skills?: string;
   readonly plans?: readonly string[];
   readonly llm?: LlmConfig;
+  /** `mcpServers` as written: `resolvedServers` in mcp.ts expands the values when a command needs them. */
+  readonly mcpServers?: readonly McpServerEntry[];
 }
 
 function fail(file: string, message: string): never {
@@ -47,14 +49,22 @@ export function parseConfig(text: string, file: string): Config {
     skills: config.skills === null ? undefined : path.resolve(dir, config.skills),
     plans: config.plans ?? undefined,
     llm: config.llm ?? undefined,
+    mcpServers: config.mcpServers ?? undefined,
   };
 }
 
 const cache = new Map<string, Config | null>();
 
-/** The nearest config at or above `dir`, or null. */
-export function findConfig(dir: string): Config | null {
+/**
+ * The nearest config at or above `dir`, or null. Answers are cached for the life of the process
+ * (one command); `fresh` reads again, for a long-lived server that must see edits.
+ */
+export function findConfig(dir: string, options: { fresh?: boolean } = {}): Config | null {
   const start = path.resolve(dir);
+  if (options.fresh) for (let d = start; ; d = path.dirname(d)) {
+    cache.delete(d);
+    if (path.dirname(d) === d) break;
+  }
   const visited: string[] = [];
   let current = start;
   let found: Config | null = null;

@@ -5,10 +5,11 @@
  * where it came from), and the client built with the CLI's log on standard error. The key is
  * remembered as a secret, so nothing the CLI prints can show it.
  */
-import { OpenAiCompatibleAgent, hasUrlCredentials, resolveLlmSettings, type LlmSettings, type ModelCall } from '@lightsop/runtime';
+import { OpenAiCompatibleAgent, resolveLlmSettings, type LlmSettings, type ModelCall } from '@lightsop/runtime';
 import type { Config } from './config';
 import { CliError } from './errors';
 import type { Io } from './io';
+import { baseUrlProblem } from './llm-url';
 import { redact, rememberEnvironmentSecrets, rememberSecret, terminalText } from './terminal-text';
 
 /** The LLM flags shared by `run` and `chat`. */
@@ -42,19 +43,6 @@ export function resolveLlm(flags: LlmFlags, env: NodeJS.ProcessEnv, config: Conf
     checkBaseUrl(settings.baseUrl, source, exitCode);
   }
   return settings;
-}
-
-/** Why a base URL cannot be used (not http(s), or carries credentials), or null when it can. */
-export function baseUrlProblem(url: string): string | null {
-  let parsed: URL | null;
-  try {
-    parsed = new URL(url);
-  } catch {
-    parsed = null;
-  }
-  if (!parsed || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) return 'expected an http(s) URL such as http://127.0.0.1:11434/v1';
-  if (hasUrlCredentials(url)) return 'the URL must not contain a user name or password: give the API key in LIGHTSOP_LLM_API_KEY';
-  return null;
 }
 
 function checkBaseUrl(url: string, source: string, exitCode: number): void {

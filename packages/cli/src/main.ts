@@ -5,18 +5,15 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DIAGNOSTIC_CODES } from '@lightsop/core';
-import { errorText } from '@lightsop/runtime';
 import pkg from '../package.json';
-import { chatCommand } from './commands/chat';
-import { fmtCommand } from './commands/fmt';
-import { graphCommand } from './commands/graph';
-import { lintCommand } from './commands/lint';
-import { DEFAULT_GRACE_MS, runCommand, type ProcessSignals } from './commands/run';
+import type { ProcessSignals } from './commands/run';
 import { formatSeconds, parseDuration } from './duration';
 import { CliError, usageExitCode } from './errors';
 import { exitAfterOutput, workLeftBehind } from './idle';
+import { closeMcpServers } from './mcp';
 import { guardStream, outputFailureExit, type Io } from './io';
-import { baseUrlProblem } from './llm';
+import { DEFAULT_GRACE_MS } from './defaults';
+import { baseUrlProblem } from './llm-url';
 import { guardIo, rememberEnvironmentSecrets, terminalText } from './terminal-text';
 
 /** A commander parser for a duration option (see `parseDuration`). */
@@ -48,8 +45,15 @@ export function processIo(failureExit = 2): Io {
   const err = guardStream(process.stderr, 'standard error', failureExit, () => {});
   const out = guardStream(process.stdout, 'standard output', failureExit, (line) => err.write(line));
   const color = process.env.NO_COLOR ? false : process.env.FORCE_COLOR ? process.env.FORCE_COLOR !== '0' : isTTY;
+  let cwd: string;
+  try {
+    cwd = process.cwd();
+  } catch (error) {
+    // Node cannot name the directory a shell sits in after it was deleted (ENOENT, uv_cwd).
+    throw new CliError(`the current directory cannot be read (${entryErrorText(error)}): was it deleted or moved? Change to an existing directory.`, failureExit);
+  }
   return {
-    cwd: process.cwd(),
+    cwd,
     isTTY,
     color,
     version: pkg.version,
@@ -98,6 +102,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .option('-q, --quiet', 'report errors only')
     .addHelpText('after', `\nDiagnostic codes (stable):\n${DIAGNOSTIC_CODES.map((c) => `  ${c.code.padEnd(26)} ${c.severity === 'error' ? 'error  ' : 'warning'}  ${c.summary}`).join('\n')}\n\nExit codes: 0 no errors (warnings within --max-warnings), 1 otherwise, 2 usage or I/O error, 3 invalid lightsop.config.json.`)
     .action(async (paths: string[], opts) => {
+      const { lintCommand } = await import('./commands/lint');
       result.code = await lintCommand(paths, opts, io);
     });
 
@@ -108,6 +113,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .option('--check', 'exit 1 and list the files that are not formatted')
     .option('--write', 'rewrite the files in place')
     .action(async (paths: string[], opts) => {
+      const { fmtCommand } = await import('./commands/fmt');
       result.code = await fmtCommand(paths, opts, io);
     });
 
@@ -117,6 +123,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .argument('<plan>', 'the plan file, or - for standard input')
     .addOption(new Option('-f, --format <format>', 'output format').choices(['dot', 'mermaid', 'json']).default('dot'))
     .action(async (plan: string, opts) => {
+      const { graphCommand } = await import('./commands/graph');
       result.code = await graphCommand(plan, opts, io);
     });
 
@@ -127,6 +134,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
     .option('--input <text>', 'the value of the implicit $input variable')
     .option('--json', 'print one JSON object: variables, failures and commands')
+    .option('--record <file>', 'write a run record (JSON Lines, docs/run-records.md) as the run goes: replay it with lightsop replay')
     .option('--timeout <duration>', 'abort the run after this long (30, 30s, 500ms, 2m)', durationOption())
     .option('--grace <duration>', `after --timeout or Ctrl-C, how long running commands get to stop before they are reported canceled (default ${formatSeconds(DEFAULT_GRACE_MS)})`, durationOption({ allowZero: true }))
     .option('--concurrency <n>', 'run at most this many commands at once', (v) => {
@@ -139,7 +147,51 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .option('--queue <name>', 'with --redis: the queue (default "lightsop")')
     .option('--reconnect-timeout <duration>', 'with --redis: how long Redis may be unreachable before the run fails (default 30s)', durationOption())
     .action(async (plan: string, opts) => {
+      const { runCommand } = await import('./commands/run');
       result.code = await runCommand(plan, opts, io, signals);
+    });
+
+  program
+    .command('replay')
+    .description('run a recorded plan again with every command and model call answered from its record (offline)')
+    .argument('<record>', 'a run record written by lightsop run --record')
+    .option('--plan <plan>', 'replay this (edited) plan instead of the recorded one; calls the record cannot answer are listed')
+    .option('--input <text>', 'the value of $input (default: the recorded input)')
+    .option('--json', 'print one JSON object: variables, failures and commands (as lightsop run)')
+    .option('--timeout <duration>', 'abort the replay after this long', durationOption())
+    .option('--grace <duration>', 'after --timeout or Ctrl-C, how long running commands get to stop', durationOption({ allowZero: true }))
+    .option('--concurrency <n>', 'run at most this many commands at once', positiveInt)
+    .addHelpText('after', '\nExit codes: as lightsop run (0 every variable success, 1 otherwise or a call the record could not answer, 2 invalid plan, 3 usage or I/O error).')
+    .action(async (record: string, opts) => {
+      const { replayCommand } = await import('./commands/replay');
+      result.code = await replayCommand(record, opts, io, signals);
+    });
+
+  program
+    .command('diff')
+    .description('compare two run records: status and value changes per declaration, new and removed declarations, timing')
+    .argument('<a>', 'the first run record')
+    .argument('<b>', 'the second run record')
+    .option('--json', 'print one JSON object')
+    .option('--timing-threshold <ms>', 'show a duration change of at least this many milliseconds (and 50 %) (default 50)', nonNegativeInt)
+    .addHelpText('after', '\nExit codes: 0 no status or value changes, 1 changes, 2 usage or I/O error.')
+    .action(async (a: string, b: string, opts) => {
+      const { diffCommand } = await import('./commands/diff');
+      result.code = diffCommand(a, b, opts, io);
+    });
+
+  program
+    .command('test')
+    .description('run plan tests: NAME.sop.test.json files next to plans (mocks, records, expectations)')
+    .argument('[paths...]', 'test files, plans (their NAME.sop.test.json) or folders to search (default: the current folder)')
+    .addOption(new Option('-r, --reporter <reporter>', 'output format').choices(['text', 'json', 'junit']).default('text'))
+    .option('--skills <module>', 'skills module for tests with "skills": true; overrides lightsop.config.json')
+    .option('--timeout <duration>', 'per test (default 30s)', durationOption())
+    .option('--pass-with-no-tests', 'exit 0 when no test file is found (default: exit 2)')
+    .addHelpText('after', '\nExit codes: 0 every test passed, 1 some test failed, 2 usage or I/O error or an invalid test file. Format: docs/plan-tests.md.')
+    .action(async (paths: string[], opts) => {
+      const { testCommand } = await import('./commands/test');
+      result.code = await testCommand(paths, opts, io);
     });
 
   program
@@ -174,6 +226,24 @@ export function buildProgram(io: Io, result: { code: number }): Command {
       result.code = await batchCommand(plan, opts, io, batchHost);
     });
 
+  program
+    .command('mcp')
+    .description('serve this workspace\'s plans to coding agents as an MCP server: lint_plan, format_plan, plan_graph, list_commands, run_plan (stdio; --http for Streamable HTTP)')
+    .option('--http <port>', 'serve Streamable HTTP at http://127.0.0.1:PORT/mcp instead of stdio (0 picks a free port)', (v) => {
+      const n = nonNegativeInt(v);
+      if (n > 65535) throw new InvalidArgumentError('expected a port number (0-65535)');
+      return n;
+    })
+    .option('--root <dir>', 'the workspace folder: its lightsop.config.json, skills and plans (default: the current folder)')
+    .option('--skills <module>', 'skills module (registry or skills map) or JSON description; overrides lightsop.config.json')
+    .option('--timeout <duration>', 'the longest a run_plan may take (default 5m)', durationOption())
+    .option('--grace <duration>', `after a run's timeout or cancellation, how long running commands get to stop (default ${formatSeconds(DEFAULT_GRACE_MS)})`, durationOption({ allowZero: true }))
+    .option('--no-run', 'leave out run_plan: only check, format, graph and describe plans')
+    .action(async (opts) => {
+      const { mcpCommand } = await import('./mcp-server/index');
+      result.code = await mcpCommand(opts, io, mcpHost);
+    });
+
   const chat = program
     .command('chat')
     .description('an agent session: one prompt per line, planned as a SOP (or a loop with --mode loop), with approvals')
@@ -190,6 +260,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     });
   addLlmOptions(chat, 'OpenAI-compatible endpoint, e.g. http://127.0.0.1:11434/v1', 'model name')
     .action(async (opts) => {
+      const { chatCommand } = await import('./commands/chat');
       result.code = await chatCommand(opts, io, chatHost);
     });
 
@@ -228,6 +299,17 @@ const workerHost = {
   },
   exit(code: number) {
     process.exit(code);
+  },
+};
+
+const mcpHost = {
+  onStop(handler: () => void) {
+    process.on('SIGINT', handler);
+    process.on('SIGTERM', handler);
+    return () => {
+      process.off('SIGINT', handler);
+      process.off('SIGTERM', handler);
+    };
   },
 };
 
@@ -277,6 +359,7 @@ export async function runCli(argv: readonly string[], rawIo: Io = processIo(usag
       return error.exitCode;
     }
     // Whatever was thrown (a skills module can throw anything) is described without trusting it.
+    const { errorText } = await import('@lightsop/runtime');
     let stack = '';
     try {
       stack = String((error as Error)?.stack ?? '');
@@ -285,16 +368,54 @@ export async function runCli(argv: readonly string[], rawIo: Io = processIo(usag
     }
     io.stderr(`lightsop: internal error: ${terminalText(errorText(error))}${process.env.LIGHTSOP_DEBUG ? `\n${terminalText(stack, { multiline: true })}` : ' (set LIGHTSOP_DEBUG=1 for details)'}\n`);
     return usageExitCode(argv[0]);
+  } finally {
+    // MCP servers the command started stop with it (stdio servers are child processes).
+    await closeMcpServers();
   }
 }
 
 const isEntry = typeof process !== 'undefined' && process.argv[1] !== undefined && /lightsop(\.js)?$|main\.(js|ts)$/.test(process.argv[1]);
 if (isEntry) {
-  runCli(process.argv.slice(2)).then((code) => {
-    const exitCode = outputFailureExit() ?? code;
-    process.exitCode = exitCode;
-    // Work the CLI gave up waiting for (a command ignoring its signal, a module still loading)
-    // would keep the process alive: exit once the output is out.
-    if (workLeftBehind()) exitAfterOutput(exitCode);
-  });
+  const argv = process.argv.slice(2);
+  runCli(argv)
+    .then((code) => {
+      const exitCode = outputFailureExit() ?? code;
+      process.exitCode = exitCode;
+      // Work the CLI gave up waiting for (a command ignoring its signal, a module still loading)
+      // would keep the process alive: exit once the output is out.
+      if (workLeftBehind()) exitAfterOutput(exitCode);
+    })
+    .catch((error: unknown) => {
+      // runCli reports what fails inside it; this is what failed before its output was set up
+      // (the current directory deleted): one line and the contract's exit code, never an
+      // unhandled rejection with a stack.
+      reportEntryFailure(error, usageExitCode(argv[0]));
+    });
+}
+
+/** Reports a failure of the CLI's entry on standard error and sets the exit code. Never throws. */
+/** Describes whatever was thrown without trusting it (the runtime's errorText is not loaded here). */
+function entryErrorText(error: unknown): string {
+  try {
+    if (error instanceof Error) return String(error.message);
+  } catch {
+    // A Proxy or a throwing getter: describe the value itself.
+  }
+  try {
+    return String(error);
+  } catch {
+    return 'a value that cannot be described';
+  }
+}
+
+function reportEntryFailure(error: unknown, fallbackExit: number): void {
+  const known = error instanceof CliError;
+  process.exitCode = known ? error.exitCode : fallbackExit;
+  try {
+    const text = known ? error.message : `internal error: ${entryErrorText(error)} (set LIGHTSOP_DEBUG=1 for details)`;
+    process.stderr.write(`lightsop: ${terminalText(text)}\n`);
+    if (!known && process.env.LIGHTSOP_DEBUG) process.stderr.write(`${terminalText(String((error as Error)?.stack ?? ''), { multiline: true })}\n`);
+  } catch {
+    // Standard error itself is gone: the exit code is all that is left to say.
+  }
 }

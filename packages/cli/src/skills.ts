@@ -5,7 +5,7 @@
  * promise nothing can settle: loading never hangs and never ends the process silently.
  */
 import path from 'node:path';
-import { loadSkillsFile, SkillsLoadError, SkillsLoadTimeoutError, SkillsTimeoutSettingError, type LoadedSkills } from '@lightsop/runtime';
+import { loadSkillsFile, SkillsLoadError, SkillsLoadTimeoutError, SkillsTimeoutSettingError, type LoadedSkills } from '@lightsop/runtime/skills';
 import { findConfig } from './config';
 import { CliError } from './errors';
 import { leaveWorkBehind, unlessStuck } from './idle';

@@ -8,7 +8,7 @@
  * prints, by `guardIo` at the output edge. `--json` needs none of the escaping: JSON.stringify
  * already escapes control characters, and redaction keeps JSON valid.
  */
-import { redactSecrets } from '@lightsop/runtime';
+import { redactSecrets } from '@lightsop/core';
 import type { Io } from './io';
 
 /**
@@ -132,6 +132,11 @@ const secrets = new Set<string>();
 /** Adds a value (an API key) that must never be printed; redact() replaces it from now on. */
 export function rememberSecret(value: string | undefined): void {
   if (value) secrets.add(value);
+}
+
+/** Every value remembered as a secret (a run record redacts them too). */
+export function rememberedSecrets(): string[] {
+  return [...secrets];
 }
 
 /** The text without any remembered secret, URL credentials or bearer token. */

@@ -10,6 +10,7 @@ export * from './diagnostics/codes';
 export * from './diagnostics/diagnostic';
 export { parsePlan, isEnglishSource, type ParseResult } from './syntax/build-ast';
 export { findInlineComment } from './syntax/lines';
+export { SyntaxTree, TokenKind, DeclFlag, type TreeArrays } from './syntax/tree';
 export { analyzePlan, type Analysis, type AnalyzeOptions } from './validate/index';
 export { buildSymbols, dependentsOf, type Symbols } from './validate/symbols';
 export { isKnownCommand } from './validate/skills';
@@ -20,4 +21,5 @@ export { buildPlanGraph, planGraphData, toDot, toMermaid, type GraphNode, type G
 export { parseSkillsJson, SkillsDescriptionError } from './skills/description';
 export { signatureOf } from './signature';
 export { parseConfigText, parseDurationMs, CONFIG_FILE, type ParsedConfig, type WorkspaceConfig, type ConfigProblem, type ConfigProblemCode, type OffsetSpan } from './config/parse-config';
+export { readMcpServers, resolveMcpServer, MCP_SERVER_NAME, type McpServerEntry, type ResolvedMcpServer, type McpFieldProblem, type ResolveContext } from './config/mcp-servers';
 export { redactSecrets, hasUrlCredentials } from './text/redact';

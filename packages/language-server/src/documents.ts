@@ -1,11 +1,14 @@
 /**
  * The analysis cache: each open plan is analysed at most once per (document version, skills)
- * pair, and every feature reads the result from here. It also remembers the latest analysis of
- * each document, which completion may use while a newer version of a large plan has not been
- * analysed yet. Which documents are plans is decided here too.
+ * pair, and every feature reads the result from here. A new version is analysed incrementally
+ * from the latest analysed one (`incremental.ts`: only the blocks on changed lines are parsed
+ * again). It also remembers the latest analysis of each document, which completion may use
+ * while a newer version of a large plan has not been analysed yet. Which documents are plans is
+ * decided here too.
  */
-import { analyzePlan, type Analysis } from '@lightsop/core';
+import type { Analysis } from '@lightsop/core';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
+import { analyzeEdit, analyzeFull, type PlanSnapshot } from './incremental';
 import { PositionMap } from './to-lsp';
 import type { SkillsContext } from './workspace';
 
@@ -17,7 +20,7 @@ export interface AnalyzedDocument {
   readonly analysis: Analysis;
   readonly positions: PositionMap;
   readonly skills: SkillsContext;
-  /** How long the analysis took, in milliseconds (drives the adaptive debounce). */
+  /** How long the analysis took (incremental or not), in milliseconds (drives the adaptive debounce). */
   readonly millis: number;
 }
 
@@ -31,6 +34,8 @@ export function isPlanDocument(doc: Pick<TextDocument, 'uri' | 'languageId'>): b
 
 export class AnalysisCache {
   private readonly entries = new Map<string, AnalyzedDocument>();
+  /** What the next version of each document is analysed from. */
+  private readonly snapshots = new Map<string, PlanSnapshot>();
 
   constructor(private readonly skillsFor: (uri: string) => SkillsContext) {}
 
@@ -41,8 +46,11 @@ export class AnalysisCache {
     if (cached && cached.version === doc.version && cached.skills.key === skills.key) return cached;
     const text = doc.getText();
     const started = performance.now();
-    const analysis = analyzePlan(text, { commands: skills.commands });
+    const previous = this.snapshots.get(doc.uri);
+    const options = { commands: skills.commands };
+    const { analysis, snapshot } = previous ? analyzeEdit(previous, text, options) : analyzeFull(text, options);
     const millis = performance.now() - started;
+    this.snapshots.set(doc.uri, snapshot);
     const entry: AnalyzedDocument = {
       uri: doc.uri,
       version: doc.version,
@@ -69,5 +77,6 @@ export class AnalysisCache {
 
   delete(uri: string): void {
     this.entries.delete(uri);
+    this.snapshots.delete(uri);
   }
 }

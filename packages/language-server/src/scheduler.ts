@@ -1,9 +1,9 @@
 /**
  * Debounced diagnostics, per document: each edit restarts that document's timer, so a burst of
  * edits is analysed once, at its end. The delay is adaptive by default: half the time the
- * document's last analysis took, at most 20 ms. Cheap plans get diagnostics at once; on a large
- * plan, edits that arrive faster than the plan can be analysed are coalesced, and the delay
- * adds at most half an analysis to the latency. What to publish (and whether it is stale) is
+ * document's last analysis took (incremental after the first), at most 20 ms. Cheap plans and
+ * cheap edits get diagnostics at once; on a large plan, edits that arrive faster than the plan
+ * can be analysed are coalesced, and the delay adds at most half an analysis to the latency. What to publish (and whether it is stale) is
  * the server's business; this module only owns the timers.
  */
 
@@ -17,28 +17,37 @@ export function autoDelay(millis: number | undefined): number {
 }
 
 export class DebounceTimers {
-  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly timers = new Map<string, () => void>();
 
   constructor(private readonly run: (key: string) => void) {}
 
-  /** (Re)starts the timer of `key`; `delay` 0 still runs after the current message is handled. */
+  /**
+   * (Re)starts the timer of `key`. A delay of 0 runs once the messages already read are handled
+   * (an immediate, not a 1 ms timer the process would sleep for: with incremental analysis most
+   * edits get delay 0, and on a busy machine every wake-up is latency the user feels).
+   */
   schedule(key: string, delay: number): void {
-    const existing = this.timers.get(key);
-    if (existing) clearTimeout(existing);
-    this.timers.set(key, setTimeout(() => {
+    this.timers.get(key)?.();
+    const fire = () => {
       this.timers.delete(key);
       this.run(key);
-    }, Math.max(0, delay)));
+    };
+    if (delay <= 0) {
+      const handle = setImmediate(fire);
+      this.timers.set(key, () => clearImmediate(handle));
+    } else {
+      const handle = setTimeout(fire, delay);
+      this.timers.set(key, () => clearTimeout(handle));
+    }
   }
 
   cancel(key: string): void {
-    const existing = this.timers.get(key);
-    if (existing) clearTimeout(existing);
+    this.timers.get(key)?.();
     this.timers.delete(key);
   }
 
   dispose(): void {
-    for (const t of this.timers.values()) clearTimeout(t);
+    for (const stop of this.timers.values()) stop();
     this.timers.clear();
   }
 }

@@ -20,6 +20,8 @@ import {
   DocumentSymbolRequest,
   FoldingRangeRequest,
   HoverRequest,
+  SignatureHelpRequest,
+  type SignatureHelp,
   PrepareRenameRequest,
   ReferencesRequest,
   RenameRequest,
@@ -55,6 +57,7 @@ import { getFoldingRanges } from './features/folding';
 import { getFormattingEdits } from './features/formatting';
 import { getDocumentHighlights } from './features/highlights';
 import { getHover } from './features/hover';
+import { getSignatureHelp } from './features/signature-help';
 import { getPlanGraph } from './features/plan-graph';
 import { getPlanOutline } from './features/plan-outline';
 import { getReferences } from './features/references';
@@ -292,6 +295,7 @@ export function createServer(connection: Connection): LightsopServer {
         textDocumentSync: { openClose: true, change: TextDocumentSyncKind.Incremental },
         completionProvider: { triggerCharacters: ['$', '@'] },
         hoverProvider: true,
+        signatureHelpProvider: { triggerCharacters: [' '], retriggerCharacters: [' '] },
         definitionProvider: true,
         referencesProvider: true,
         renameProvider: { prepareProvider: true },
@@ -318,8 +322,10 @@ export function createServer(connection: Connection): LightsopServer {
     void workspace.allReady().then(refreshWatchers);
   });
 
-  connection.onShutdown(() => {
+  connection.onShutdown(async () => {
     timers.dispose();
+    // MCP servers stop with the workspace.
+    await workspace.dispose();
   });
 
   // Watched files are handled whether or not we registered for them: a client may watch on its own.
@@ -364,6 +370,14 @@ export function createServer(connection: Connection): LightsopServer {
     },
   ));
   onDocument(HoverRequest.type, null, atPosition, (doc, p) => getHover(doc, p.position));
+  connection.onRequest(SignatureHelpRequest.type, guard<{ textDocument: TextDocumentIdentifier; position: Position }, SignatureHelp | null>(
+    SignatureHelpRequest.method, null,
+    (p) => isRecord(p) && isDocumentId(p.textDocument) && isPosition(p.position),
+    (params) => {
+      const input = completionInput(params.textDocument);
+      return input ? getSignatureHelp(input, params.position) : null;
+    },
+  ));
   onDocument(DefinitionRequest.type, null, atPosition, (doc, p) => getDefinition(doc, p.position));
   onDocument(ReferencesRequest.type, [], (p) => atPosition(p) && (p.context === undefined || p.context === null || isRecord(p.context)),
     (doc, p) => getReferences(doc, p.position, p.context?.includeDeclaration ?? true));
@@ -392,6 +406,8 @@ export function createServer(connection: Connection): LightsopServer {
       disposed = true;
       timers.dispose();
       watcherRegistration = null;
+      // MCP servers stop with the server.
+      void workspace.dispose();
     },
   };
 }

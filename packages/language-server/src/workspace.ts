@@ -9,7 +9,8 @@
  */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import type { CommandSurface } from '@lightsop/core';
+import { CommandSurface } from '@lightsop/core';
+import { FolderMcpServers } from './mcp-servers';
 import { CONFIG_FILE, parseConfigText, type ConfigProblem } from './config';
 import { isSkillsModule, loadSkillsFile, readLimitedTextFile, SkillsLoadError, UnreadableFileError } from '@lightsop/runtime/skills';
 
@@ -59,6 +60,10 @@ interface Folder {
   generation: number;
   /** Whether the last load published problems (so a clean load clears them). */
   hadProblems: boolean;
+  /** The config's MCP servers (started only in a trusted workspace). */
+  readonly mcp: FolderMcpServers;
+  /** What the last load found, before the MCP tools are added: the skills' commands, the config's text and problems. */
+  base: { commands: CommandSurface | null; source: string | null; text: string; problems: ConfigProblem[] };
 }
 
 /** Converts a file URI to a path, or null for other schemes and malformed URIs. */
@@ -100,6 +105,7 @@ export class Workspace {
       const folder = this.folders.find((f) => f.uri === r.uri);
       if (!folder) continue;
       this.folders = this.folders.filter((f) => f !== folder);
+      void folder.mcp.close();
       if (folder.hadProblems) this.host.configProblems(folder.configUri, '', []);
       this.host.skillsChanged(folder.uri);
     }
@@ -107,7 +113,9 @@ export class Workspace {
       const dir = uriToPath(a.uri);
       if (dir === null || this.folders.some((f) => f.uri === a.uri)) continue;
       const configPath = path.join(dir, CONFIG_FILE);
-      const folder: Folder = {
+      let folder: Folder;
+      const mcp = new FolderMcpServers(dir, () => this.publish(folder), (message) => this.host.log(message));
+      folder = {
         uri: a.uri,
         path: dir,
         configPath,
@@ -117,6 +125,8 @@ export class Workspace {
         loading: Promise.resolve(),
         generation: 0,
         hadProblems: false,
+        mcp,
+        base: { commands: null, source: null, text: '', problems: [] },
       };
       this.folders.push(folder);
       this.reload(folder);
@@ -254,12 +264,45 @@ export class Workspace {
     }
     if (generation !== folder.generation) return;
     folder.skillsPath = skillsPath;
-    if (problems.length > 0 || folder.hadProblems) this.host.configProblems(folder.configUri, text ?? '', problems);
+    // MCP servers run code of the workspace: only in a trusted one, and never awaited here.
+    const servers = text !== null ? parseConfigText(text).config?.mcpServers ?? [] : [];
+    if (this.trusted) folder.mcp.configure(servers);
+    else {
+      void folder.mcp.close();
+      for (const s of servers) {
+        problems.push({
+          code: 'invalid-config', severity: 'warning', span: s.span,
+          message: `MCP server "${s.name}" was not started: it would run code, and this workspace is not trusted. Its tools are not checked until the workspace is trusted.`,
+        });
+      }
+      if (servers.length > 0) this.announce('warning', 'MCP servers of lightsop.config.json are not started: this workspace is not trusted.');
+    }
+    folder.base = { commands, source, text: text ?? '', problems };
+    this.publish(folder);
+  }
+
+  /** Publishes a folder's config problems and commands: the skills' commands and its MCP servers' tools. */
+  private publish(folder: Folder): void {
+    if (!this.folders.includes(folder)) return;
+    const base = folder.base;
+    const problems = [...base.problems, ...folder.mcp.problems()];
+    let commands = base.commands;
+    if (folder.mcp.size > 0) {
+      const skills = base.commands;
+      const tools = folder.mcp.commands((name) => skills?.has(name) ?? false);
+      commands = new CommandSurface([skills?.commands ?? [], tools], { unlistedPrefixes: folder.mcp.unlistedPrefixes() });
+    }
+    if (problems.length > 0 || folder.hadProblems) this.host.configProblems(folder.configUri, base.text, problems);
     folder.hadProblems = problems.length > 0;
-    if (!sameCommands(folder.skills.commands, commands) || folder.skills.source !== source) {
-      folder.skills = { key: this.nextKey++, commands, source };
+    if (!sameCommands(folder.skills.commands, commands) || folder.skills.source !== base.source) {
+      folder.skills = { key: this.nextKey++, commands, source: base.source };
       this.host.skillsChanged(folder.uri);
     }
+  }
+
+  /** Stops every MCP server (the workspace shuts down). */
+  async dispose(): Promise<void> {
+    await Promise.all(this.folders.map((f) => f.mcp.close()));
   }
 
   /**

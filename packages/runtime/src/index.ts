@@ -22,3 +22,4 @@ export {
 } from './llm/openai-agent';
 export { redactSecrets, hasUrlCredentials } from '@lightsop/core';
 export * from './skills/index';
+export * from './record/index';

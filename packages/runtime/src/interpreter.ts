@@ -12,7 +12,7 @@ import { isLlmAgent, type LlmAgent, type PromptOptions } from './llm/agent';
 import { TokenBudgetExceededError } from './llm/budget';
 import { ensureMonitor, type ExecutionMonitor } from './monitor';
 import { createResponder } from './responder';
-import { ReadyQueue } from './scheduler';
+import { RankQueue, rankOrder } from './scheduler';
 import { type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
 import {
   createValue, errorText, failValue, normalizeStatus, propagatedCanceledValue, publicForm, rootCanceledValue, textOf, undefinedValue,
@@ -34,8 +34,16 @@ export interface PlanGeneratedEvent {
 /** Progress events for editors and the CLI (6.12). */
 export type RunEvent =
   | { type: 'run-started' }
-  | { type: 'command-started'; variable: string; command: string; raw: string; lineNumber: number }
-  | { type: 'variable-settled'; variable: string; status: Status; value: string; lineNumber: number }
+  | {
+      type: 'command-started'; variable: string; command: string; raw: string; lineNumber: number;
+      /** The payload's arguments, the declaration's dependencies and comment (run records). */
+      args: readonly unknown[]; dependencies: readonly string[]; comment: string;
+    }
+  | {
+      type: 'variable-settled'; variable: string; status: Status; value: string; lineNumber: number;
+      /** The value record's data and, for a cancellation, its root cause (run records). */
+      data: unknown; rootCause: RootCause | null;
+    }
   | { type: 'run-finished'; aborted: boolean; halted: boolean }
   | { type: 'plan-generated'; code: string; reason: 'initial' | 'failure'; attempt: number };
 
@@ -119,9 +127,19 @@ class Entry {
   deps: Entry[] = [];
   dependents: Entry[] = [];
   level = 0;
+  /** Position in table order (`Interpreter.rebuildGraph`). */
+  index = 0;
+  /** Position in start order: level, then name (`rankOrder`). */
+  rank = 0;
+  /** The level `rank` was computed for (-1: never ranked). */
+  rankedLevel = -1;
   /** Scratch counter for the topological pass. */
   pending = 0;
-  queued = false;
+  /** The id of this entry's execution in flight, 0 when none (see `Interpreter.abandonRunning`). */
+  flight = 0;
+  /** The executions in flight of a run, in start order: a list through the entries. */
+  prevFlight: Entry | null = null;
+  nextFlight: Entry | null = null;
   constructor(readonly name: string) {}
 }
 
@@ -139,17 +157,17 @@ interface RunContext {
    * value the walk is a no-op and is skipped, which keeps a chain linear instead of quadratic.
    */
   canceledSeen: boolean;
-  /** The commands of this run in flight (started and not yet settled), for `abandonRunning`. */
-  readonly flights: Set<Flight>;
-}
-
-/**
- * One execution of a declaration's command. Once abandoned (`abandonRunning`), whatever the command
- * delivers later is ignored: the entry already holds the value the host gave it.
- */
-interface Flight {
-  readonly entry: Entry;
-  abandoned: boolean;
+  /**
+   * The commands of this run in flight (started and not yet settled), oldest first, for
+   * `abandonRunning`: a list linked through the entries, so starting a command allocates nothing.
+   * Each execution has an id (`Entry.flight`); once abandoned, the entry's id is no longer that
+   * execution's, and whatever the command delivers later is ignored: the entry already holds the
+   * value the host gave it.
+   */
+  firstFlight: Entry | null;
+  lastFlight: Entry | null;
+  /** A host replaced a value (`setValue`) during this run: readiness counters may be off. */
+  hostChanged: boolean;
 }
 
 function anySignal(signals: (AbortSignal | undefined | null)[]): AbortSignal | null {
@@ -183,6 +201,10 @@ export class Interpreter {
   private active: { ctx: RunContext; done: (e: Entry) => void } | null = null;
   /** Settles when every queued update, replans included, has settled. */
   ready: Promise<unknown> = Promise.resolve();
+  /** The entries in start order (index = rank), rebuilt with the graph. */
+  private byRank: Entry[] = [];
+  /** Ids of command executions (`Entry.flight`). */
+  private flights = 0;
 
   constructor(options: InterpreterOptions) {
     const registry = options.registry as Partial<CommandRegistry> | null | undefined;
@@ -284,6 +306,7 @@ export class Interpreter {
   setValue(name: string, status: Status | Value, data?: unknown): void {
     const entry = this.table.get(name);
     if (!entry) throw new Error(`No variable ${name}`);
+    if (this.active) this.active.ctx.hostChanged = true;
     if (typeof status === 'object' && status !== null) {
       const normalized = normalizeStatus(status.status);
       if (!normalized) throw new TypeError(`Unsupported status: ${textOf(status.status)}`);
@@ -310,13 +333,13 @@ export class Interpreter {
     if (!active) return [];
     const { ctx, done } = active;
     // A copy: settling one flight may start new commands, and those are not abandoned.
-    const flights = Array.from(ctx.flights);
+    const flights: Entry[] = [];
+    for (let e = ctx.firstFlight; e; e = e.nextFlight) flights.push(e);
     const names: string[] = [];
-    for (const flight of flights) {
-      if (flight.abandoned) continue;
-      flight.abandoned = true;
-      ctx.flights.delete(flight);
-      const e = flight.entry;
+    for (const e of flights) {
+      if (e.flight === 0) continue;
+      e.flight = 0;
+      unlinkFlight(ctx, e);
       names.push(e.name);
       if (status === 'fail') {
         e.value = failValue(reason, 'host');
@@ -343,7 +366,9 @@ export class Interpreter {
       halt: null,
       aborted: false,
       canceledSeen: true,
-      flights: new Set(),
+      firstFlight: null,
+      lastFlight: null,
+      hostChanged: false,
     };
   }
 
@@ -451,6 +476,22 @@ export class Interpreter {
         if (d.level < e.level + 1) d.level = e.level + 1;
         if (--d.pending === 0) order.push(d);
       }
+    }
+    let index = 0;
+    for (const e of this.table.values()) {
+      e.index = index++;
+      // Only a cycle would leave an entry out of the order, and plans with cycles are never applied.
+      if (e.pending > 0) order.push(e);
+    }
+    // The start order is sorted again only when an entry came, went or changed level.
+    let stale = this.byRank.length !== order.length;
+    for (let i = 0; !stale && i < order.length; i++) {
+      const e = order[i]!;
+      stale = this.byRank[e.rank] !== e || e.rankedLevel !== e.level;
+    }
+    if (stale) {
+      this.byRank = rankOrder(order);
+      for (const e of order) e.rankedLevel = e.level;
     }
   }
 
@@ -592,16 +633,31 @@ export class Interpreter {
     return true;
   }
 
-  /** The dataflow scheduler (7.2). Resolves when nothing runs and nothing (allowed) is ready. */
+  /**
+   * The dataflow scheduler (7.2). Resolves when nothing runs and nothing (allowed) is ready.
+   *
+   * Per declaration it keeps a counter of the dependencies that are not yet successes, in a typed
+   * array: a success decrements its dependents' counters, and a dependent whose counter reaches 0
+   * is queued (by rank, `RankQueue`). Whether a queued declaration is still ready is checked again
+   * right before it starts. A host that replaces a value during the run (`setValue`) can make a
+   * counter wrong; from then on dependents are checked one by one instead, as a counter would.
+   */
   private execute(ctx: RunContext): Promise<void> {
-    const queue = new ReadyQueue<Entry>();
+    const queue = new RankQueue<Entry>(this.byRank);
     const allowed = ctx.allowed;
     const limit = this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity;
     const builtinAssign = !CommandSurface.fromRegistry(this.registry).has(ASSIGN);
+    const waiting = new Int32Array(this.table.size);
     let canceled = false;
     for (const e of this.table.values()) {
-      if (e.value.status === 'canceled') canceled = true;
-      if ((!allowed || allowed.has(e)) && this.isReady(e)) queue.push(e);
+      const status = e.value.status;
+      if (status === 'canceled') canceled = true;
+      if (allowed && !allowed.has(e)) continue;
+      // Counted for every entry: a canceled one may become undefined during the run (6.5).
+      let count = 0;
+      for (const d of e.deps) if (d.value.status !== 'success') count++;
+      waiting[e.index] = count;
+      if (count === 0 && status === 'undefined') queue.push(e);
     }
     ctx.canceledSeen = canceled;
 
@@ -625,7 +681,7 @@ export class Interpreter {
         if (ctx.signal?.aborted) ctx.aborted = true;
         while (!stopped() && running < limit && queue.size > 0) {
           const e = queue.pop()!;
-          if (!this.isReady(e)) continue;
+          if (e.flight !== 0 || !this.isReady(e)) continue;
           running++;
           void this.executeEntry(e, ctx, builtinAssign, settle);
         }
@@ -633,8 +689,17 @@ export class Interpreter {
       };
       const settle = (e: Entry) => {
         running--;
-        if (e.value.status === 'success' && !stopped()) {
-          for (const d of e.dependents) if ((!allowed || allowed.has(d)) && this.isReady(d)) queue.push(d);
+        if (e.value.status === 'success') {
+          // Counters go down even while nothing may start, so that they stay exact.
+          const push = !stopped();
+          const dependents = e.dependents;
+          for (let i = 0; i < dependents.length; i++) {
+            const d = dependents[i]!;
+            if (allowed && !allowed.has(d)) continue;
+            if (ctx.hostChanged) {
+              if (push && this.isReady(d)) queue.push(d);
+            } else if (--waiting[d.index]! === 0 && push && d.value.status === 'undefined') queue.push(d);
+          }
         }
         if (running === 0 && syncRounds < YIELD_EVERY) {
           // Nothing else is in flight, so no other completion can be waiting: go on at once.
@@ -663,8 +728,9 @@ export class Interpreter {
    * settled the declaration meanwhile, the command's outcome is dropped.
    */
   private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean, done: (e: Entry) => void): Promise<void> {
-    const flight: Flight = { entry: e, abandoned: false };
-    ctx.flights.add(flight);
+    const flight = ++this.flights;
+    e.flight = flight;
+    linkFlight(ctx, e);
     try {
       if (this.options.beforeCommand) {
         try {
@@ -672,7 +738,7 @@ export class Interpreter {
         } catch {
           // A failing hook must not fail the run; the declaration runs as usual.
         }
-        if (flight.abandoned) return;
+        if (e.flight !== flight) return;
         if (ctx.signal?.aborted) {
           ctx.aborted = true;
           return;
@@ -693,7 +759,7 @@ export class Interpreter {
         return;
       }
       ctx.commands.push(raw);
-      if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber });
+      if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber, args, dependencies: e.dependencies, comment: e.comment });
       const responder = createResponder(e.name, e.command, this.autoCancel, this.heuristic);
       const payload: CommandPayload = {
         command: e.command,
@@ -714,18 +780,19 @@ export class Interpreter {
           : this.registry.executeCommand(payload, responder.api));
         result = returned ?? responder.last();
       } catch (error) {
-        if (flight.abandoned) return;
+        if (e.flight !== flight) return;
         const reason = errorText(error);
         e.value = failValue(reason, 'exception');
         this.settled(e);
         if (this.report(e, reason, ctx)) this.propagateUndefined([e], ctx);
         return;
       }
-      if (flight.abandoned) return;
+      if (e.flight !== flight) return;
       this.store(e, result, ctx);
     } finally {
-      if (!flight.abandoned) {
-        ctx.flights.delete(flight);
+      if (e.flight === flight) {
+        e.flight = 0;
+        unlinkFlight(ctx, e);
         done(e);
       }
     }
@@ -779,7 +846,10 @@ export class Interpreter {
 
   private settled(e: Entry): void {
     if (!this.options.onEvent) return;
-    this.emit({ type: 'variable-settled', variable: e.name, status: e.value.status, value: textOf(publicForm(e.value)), lineNumber: e.lineNumber });
+    this.emit({
+      type: 'variable-settled', variable: e.name, status: e.value.status, value: textOf(publicForm(e.value)), lineNumber: e.lineNumber,
+      data: e.value.data, rootCause: e.value.status === 'canceled' ? rootCauseOf(e) : null,
+    });
   }
 
   private emit(event: RunEvent): void {
@@ -975,6 +1045,25 @@ function appendToRaw(raw: string, text: string): string {
     }
     return raw;
   }
+}
+
+/** Appends an entry to the run's executions in flight. */
+function linkFlight(ctx: RunContext, e: Entry): void {
+  e.prevFlight = ctx.lastFlight;
+  e.nextFlight = null;
+  if (ctx.lastFlight) ctx.lastFlight.nextFlight = e;
+  else ctx.firstFlight = e;
+  ctx.lastFlight = e;
+}
+
+/** Removes an entry from the run's executions in flight. */
+function unlinkFlight(ctx: RunContext, e: Entry): void {
+  if (e.prevFlight) e.prevFlight.nextFlight = e.nextFlight;
+  else if (ctx.firstFlight === e) ctx.firstFlight = e.nextFlight;
+  if (e.nextFlight) e.nextFlight.prevFlight = e.prevFlight;
+  else if (ctx.lastFlight === e) ctx.lastFlight = e.prevFlight;
+  e.prevFlight = null;
+  e.nextFlight = null;
 }
 
 function rootCauseOf(e: Entry): RootCause {

@@ -33,5 +33,5 @@ export {
   type EventFilter, type EventSubscription, type EventLog, type RegistryInit, type SessionController, type SupervisorFactory,
 } from './registry';
 export { defineAgentLoop, DELEGATE_COMMAND, type AgentLoopOptions } from './definition';
-export { createStandardSkills, combineRegistries, WorkspacePathError, type StandardSkillsOptions, type StandardSkillName } from './stdlib';
+export { createStandardSkills, combineRegistries, WorkspacePathError, readWorkspaceFile, type StandardSkillsOptions, type StandardSkillName } from './stdlib';
 export { createSessionAgent, type SessionAgentOptions } from './session-agent';

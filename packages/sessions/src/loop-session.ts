@@ -40,6 +40,8 @@ export interface LoopTool {
   /** Markdown; `## Summary` and `## Input Format` sections are used when present. */
   description: string;
   sideEffects?: boolean;
+  /** Asked about every time, even after "always approve" (an MCP tool's `destructiveHint`). */
+  destructive?: boolean;
   handler(input: string, context: ToolCallContext): Promise<unknown>;
 }
 
@@ -629,9 +631,10 @@ export class LoopSession extends SessionBase {
       let approval: unknown = null;
       let denied: string | null = null;
       if (this.supervisor) {
-        const choice = { toolName: decision.tool, params: input, origin: 'loop' as const, reason: decision.reason || undefined, sideEffects: tool.sideEffects };
+        const choice = { toolName: decision.tool, params: input, origin: 'loop' as const, reason: decision.reason || undefined, sideEffects: tool.sideEffects, destructive: tool.destructive };
         if (choice.reason === undefined) delete choice.reason;
         if (choice.sideEffects === undefined) delete choice.sideEffects;
+        if (choice.destructive !== true) delete choice.destructive;
         const gate = await this.gate.request(this.supervisor, choice, signal);
         checkSignal(signal);
         if (gate.approved) approval = gate.approval;

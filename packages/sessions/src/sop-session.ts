@@ -737,9 +737,10 @@ export class SopSession extends SessionBase {
     let approval: unknown = null;
     if (supervisor) {
       const info = surface.commands.get(command);
-      const choice = { toolName: command, params: { args: [...args], raw: payload.raw }, origin: 'sop' as const, variable, reason: payload.comment || undefined, sideEffects: info?.sideEffects };
+      const choice = { toolName: command, params: { args: [...args], raw: payload.raw }, origin: 'sop' as const, variable, reason: payload.comment || undefined, sideEffects: info?.sideEffects, destructive: info?.destructive };
       if (choice.reason === undefined) delete choice.reason;
       if (choice.sideEffects === undefined) delete choice.sideEffects;
+      if (choice.destructive !== true) delete choice.destructive;
       let gate;
       try {
         gate = await this.gate.request(supervisor, choice, signal);

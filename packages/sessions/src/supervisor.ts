@@ -94,7 +94,9 @@ export class ApprovalGate {
   private async decide(supervisor: Supervisor, choice: ToolChoice, signal: AbortSignal): Promise<GateResult> {
     checkSignal(signal);
     const key = `${choice.toolName}\u0000${stableStringify(choice.params)}`;
-    if (this.cache.has(key)) {
+    // A destructive tool is asked about every time: the cache neither answers nor remembers it.
+    const cacheable = choice.destructive !== true;
+    if (cacheable && this.cache.has(key)) {
       this.emit({ type: 'approval_resolved', choice, verdict: 'cached' });
       return { approved: true, approval: this.cache.get(key), verdict: 'cached' };
     }
@@ -112,7 +114,7 @@ export class ApprovalGate {
       return { approved: false, reason: decision.reason, text: denialText(choice.toolName, choice.params, decision.reason) };
     }
     const approval = decision.approval ?? null;
-    if (decision.decision === 'alwaysApprove') this.cache.set(key, approval);
+    if (decision.decision === 'alwaysApprove' && cacheable) this.cache.set(key, approval);
     return { approved: true, approval, verdict: decision.decision };
   }
 }

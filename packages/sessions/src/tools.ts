@@ -47,6 +47,7 @@ export function toolsFromRegistry(registry: CommandRegistry): Record<string, Loo
       },
     };
     if (info.sideEffects !== undefined) tool.sideEffects = info.sideEffects;
+    if (info.destructive === true) tool.destructive = true;
     tools[info.name] = tool;
   }
   return tools;

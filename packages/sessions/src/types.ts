@@ -70,6 +70,8 @@ export interface ToolChoice {
   reason?: string;
   /** As declared by the command or tool; undefined = unknown (treat as true). */
   sideEffects?: boolean;
+  /** Asked every time, never answered from the always-approve cache (an MCP tool's `destructiveHint`). */
+  destructive?: boolean;
 }
 
 export type ApprovalVerdict = 'approve' | 'alwaysApprove' | 'deny';

@@ -21,6 +21,7 @@ import { findConfig } from '../config';
 import { CliError } from '../errors';
 import type { Io } from '../io';
 import { createLlmAgent, resolveLlm, resolveMaxTokens, type LlmFlags } from '../llm';
+import { registryWithMcp } from '../mcp';
 import { startTracing, type RunTrace } from '../tracing';
 import { loadSkills, skillsPathFor } from '../skills';
 import { guardIo, hasHiddenCharacters, jsonLine, oneLine, quoteArgument, terminalText } from '../terminal-text';
@@ -189,6 +190,8 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
     // The sessions leave the reserved names out of the surface they offer and provide their own.
     user = loaded.registry;
   }
+  // The tools of the config's MCP servers join the module's commands (docs/mcp.md).
+  user = await registryWithMcp(user, io.cwd, USAGE);
   const registry = combineRegistries(user, options.stdlib === false ? null : createStandardSkills({ root }));
 
   const reader = new LineReader(host);

@@ -1,6 +1,6 @@
 /** `lightsop lint`: check plans for CI and editors (contract.md). */
 import path from 'node:path';
-import { analyzePlan } from '@lightsop/core';
+import { analyzePlan, CommandSurface } from '@lightsop/core';
 import { findConfig } from '../config';
 import { CliError } from '../errors';
 import { expandConfigGlobs, expandPaths, expandFolder, readPlanFile, stripBom, type InputFile } from '../files';
@@ -9,6 +9,7 @@ import { formatJson } from '../formats/json';
 import { formatSarif } from '../formats/sarif';
 import { formatText } from '../formats/text';
 import { countSeverities, type FileReport } from '../formats/types';
+import { mcpToolsFor } from '../mcp';
 import { loadSkills, skillsPathFor } from '../skills';
 import type { Io } from '../io';
 
@@ -59,7 +60,12 @@ export async function lintCommand(paths: readonly string[], options: LintOptions
     const { text } = stripBom(source);
     const dir = file.absolute ? path.dirname(file.absolute) : io.cwd;
     const skillsPath = skillsPathFor(options.skills, dir, io.cwd);
-    const commands = skillsPath ? (await loadSkills(skillsPath, USAGE, io.cwd)).commands : null;
+    const skillsCommands = skillsPath ? (await loadSkills(skillsPath, USAGE, io.cwd)).commands : null;
+    // MCP tools are commands too: with servers configured, the surface is the skills' and the tools'.
+    const tools = await mcpToolsFor(dir, USAGE);
+    const commands = !tools || tools.connections.length === 0
+      ? skillsCommands
+      : new CommandSurface([skillsCommands?.commands ?? [], tools.commands((n) => skillsCommands?.has(n) ?? false)]);
     let diagnostics = analyzePlan(text, { commands, inputDeclared: true }).diagnostics;
     if (options.quiet) diagnostics = diagnostics.filter((d) => d.severity === 'error');
     reports.push({ file: file.display, source: text, diagnostics });

@@ -5,15 +5,18 @@
  * command that ignores the signal is given up on after a grace period, and one that can never
  * settle is reported as failed: a run never ends without its results, and never as a success.
  */
+import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pc from 'picocolors';
 import { configure as configureStringify } from 'safe-stable-stringify';
 import { analyzePlan, isEnglishSource } from '@lightsop/core';
 import {
-  ConfigurationError, Interpreter, PlanGenerationError, PlanValidationError, TokenBudget, TokenBudgetExceededError, UnlimitedExecutionMonitor,
-  dataText, textOf, withTokenBudget, type CommandRegistry, type LlmAgent, type RunEvent, type Value,
+  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, RUN_RECORD_SCHEMA, RunRecorder, TokenBudget,
+  TokenBudgetExceededError, UnlimitedExecutionMonitor, dataText, openRecordFile, textOf, withTokenBudget, type CommandRegistry, type LlmAgent,
+  type RunEvent, type Value,
 } from '@lightsop/runtime';
 import { findConfig } from '../config';
+import { DEFAULT_GRACE_MS } from '../defaults';
 import { formatSeconds } from '../duration';
 import { CliError } from '../errors';
 import { expandPaths, readPlanFile, stripBom } from '../files';
@@ -22,9 +25,10 @@ import { writeRunJson } from '../formats/run-json';
 import { openRemoteRun, type RemoteRun } from '../distributed';
 import type { Io } from '../io';
 import { createLlmAgent, resolveLlm, resolveMaxTokens, type LlmFlags } from '../llm';
+import { registryWithMcp } from '../mcp';
 import { startTracing, type RunTrace } from '../tracing';
 import { loadSkills, skillsPathFor } from '../skills';
-import { escapeJsonText, jsonLine, oneLine as terminalLine, terminalText } from '../terminal-text';
+import { escapeJsonText, jsonLine, rememberedSecrets, oneLine as terminalLine, terminalText } from '../terminal-text';
 
 export interface RunOptions extends LlmFlags {
   readonly skills?: string;
@@ -40,12 +44,12 @@ export interface RunOptions extends LlmFlags {
   readonly reconnectTimeout?: number;
   /** Export OpenTelemetry traces (also on with OTEL_EXPORTER_OTLP_ENDPOINT; docs/tracing.md). */
   readonly otel?: boolean;
+  /** Write a run record (docs/run-records.md) to this file. */
+  readonly record?: string;
 }
 
 const USAGE = 3;
 
-/** The default grace after the abort signal (README "Stopping a run"). */
-export const DEFAULT_GRACE_MS = 2000;
 
 /** The reason given to a command still pending once nothing in the process could settle it. */
 const NEVER_SETTLED = 'never finished: its promise was still pending with nothing left that could settle it';
@@ -77,21 +81,9 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   const english = isEnglishSource(text);
 
   // Validate before loading anything: an invalid plan executes nothing.
-  let declaredNames: string[] = [];
-  if (!english) {
-    const analysis = analyzePlan(text, { inputDeclared: inputSupplied });
-    declaredNames = [...analysis.symbols.declarations.keys()];
-    const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
-    if (errors.length > 0) {
-      if (options.json) {
-        io.stdout(jsonLine({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
-      } else {
-        for (const d of errors) io.stderr(`${terminalText(file.display)}:${d.range.line}:${d.range.column}: error: ${terminalText(d.message)} [${d.code}]\n`);
-        io.stderr(`lightsop: ${terminalText(file.display)} is not a valid plan; nothing was run\n`);
-      }
-      return 2;
-    }
-  }
+  const checked = checkPlan(text, file.display, inputSupplied, options, io);
+  if (checked === null) return 2;
+  const recordFile = options.record === undefined ? null : prepareRecordFile(options.record, io.cwd, file.absolute);
 
   const skillsPath = options.redis ? undefined : skillsPathFor(options.skills, dir, io.cwd);
   let registry = EMPTY_REGISTRY;
@@ -100,11 +92,13 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     if (!loaded.registry) throw new CliError(`${path.relative(io.cwd, skillsPath) || skillsPath}: run needs a skills module (.mjs or .js) that executes commands; a JSON description only lists them`, USAGE);
     registry = loaded.registry;
   }
+  // The tools of the config's MCP servers join the skills (not with --redis: the workers run the commands).
+  if (!options.redis) registry = (await registryWithMcp(skillsPath ? registry : null, dir, USAGE)) ?? registry;
 
-  let llmAgent: LlmAgent | null = null;
+  let llmAgent: OpenAiCompatibleAgent | null = null;
   let budget: TokenBudget | null = null;
-  // The run's span, once it has started: model calls and commands become its children.
-  let runTrace: RunTrace | null = null;
+  // The run's span, once executeRun has started it: model calls become its children.
+  const trace: TraceSlot = { run: null };
   if (english) {
     const config = findConfig(dir);
     const settings = resolveLlm(options, process.env, config, USAGE);
@@ -112,7 +106,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
       throw new CliError(`${file.display} is an english script and needs a language model: pass --llm-base-url and --llm-model, set LIGHTSOP_LLM_BASE_URL and LIGHTSOP_LLM_MODEL, or add "llm" to lightsop.config.json`, USAGE);
     }
     budget = new TokenBudget(resolveMaxTokens(options, config));
-    llmAgent = withTokenBudget(createLlmAgent({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, io, (call) => runTrace?.modelCall(call)), budget);
+    llmAgent = createLlmAgent({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, io, (call) => trace.run?.modelCall(call));
   }
 
   if (inputSupplied && /^\s*@input(\s|$)/m.test(text)) {
@@ -122,15 +116,121 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   // With --redis the commands run on the workers; nothing of the distributed runner loads otherwise.
   const remote: RemoteRun | null = options.redis ? await openRemoteRun({ ...options, redis: options.redis }, io) : null;
   if (remote) registry = remote.registry;
+  return executeRun({
+    display: file.display, text, english, declaredNames: checked, registry, llmAgent, model: llmAgent?.model, input: options.input, remote,
+    recordFile, budget, trace,
+  }, options, io, signals);
+}
+
+/**
+ * Checks a plan before anything runs: the declared names, or null when it has errors (they are
+ * printed, as JSON with --json, and the caller exits 2). An `#!english` source is checked once
+ * generated.
+ */
+export function checkPlan(text: string, display: string, inputSupplied: boolean, options: { json?: boolean }, io: Io): string[] | null {
+  if (isEnglishSource(text)) return [];
+  const analysis = analyzePlan(text, { inputDeclared: inputSupplied });
+  const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
+  if (errors.length === 0) return [...analysis.symbols.declarations.keys()];
+  if (options.json) {
+    io.stdout(jsonLine({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
+  } else {
+    for (const d of errors) io.stderr(`${terminalText(display)}:${d.range.line}:${d.range.column}: error: ${terminalText(d.message)} [${d.code}]\n`);
+    io.stderr(`lightsop: ${terminalText(display)} is not a valid plan; nothing was run\n`);
+  }
+  return null;
+}
+
+/**
+ * Where `--record` writes: refused (exit 3) when it is the plan itself, a folder, or an existing
+ * file that is not a run record, so a typo never overwrites a user's file.
+ */
+function prepareRecordFile(record: string, cwd: string, planFile: string | null): { path: string; shown: string } {
+  const target = path.resolve(cwd, record);
+  const shown = path.relative(cwd, target) || target;
+  let existing: Buffer | null = null;
+  try {
+    if (planFile && realpathSync(target) === realpathSync(planFile)) throw new CliError(`--record ${shown}: that is the plan file; give another file for the record`, USAGE);
+    if (statSync(target).isDirectory()) throw new CliError(`--record ${shown}: is a folder; give a file for the record`, USAGE);
+    const fd = openSync(target, 'r');
+    try {
+      existing = Buffer.alloc(64);
+      existing = existing.subarray(0, readSync(fd, existing, 0, 64, 0));
+    } finally {
+      closeSync(fd);
+    }
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw new CliError(`--record ${shown}: ${(error as Error).message}`, USAGE);
+  }
+  if (existing && existing.length > 0 && !existing.toString('utf8').startsWith(`{"type":"run","schema":"${RUN_RECORD_SCHEMA}"`)) {
+    throw new CliError(`--record ${shown}: the file exists and is not a run record; refusing to overwrite it`, USAGE);
+  }
+  return { path: target, shown };
+}
+
+/** A plan ready to run: checked, with its registry and model (live, remote or a record's). */
+export interface PreparedRun {
+  readonly display: string;
+  readonly text: string;
+  readonly english: boolean;
+  readonly declaredNames: readonly string[];
+  readonly registry: CommandRegistry;
+  readonly llmAgent: LlmAgent | null;
+  readonly model?: string;
+  readonly input: unknown;
+  readonly remote?: RemoteRun | null;
+  readonly recordFile?: { path: string; shown: string } | null;
+  /** Called after the results are printed (replay lists the calls its record could not answer); may change the exit code. */
+  readonly afterReport?: (code: number) => number;
+  /** Counts the model's tokens (usage in the summary and --json) and refuses requests once it is spent. */
+  readonly budget?: TokenBudget | null;
+  /** Where executeRun puts the run's span, for the model's `onCall` hook (createLlmAgent). */
+  readonly trace?: TraceSlot;
+}
+
+/** The run's span once it has started (null before and after). */
+export interface TraceSlot {
+  run: RunTrace | null;
+}
+
+/** Runs a prepared plan: the live board or log, the summary or JSON, Ctrl-C, --timeout and the record. */
+export async function executeRun(prepared: PreparedRun, options: RunOptions, io: Io, signals?: ProcessSignals): Promise<number> {
+  const { remote = null } = prepared;
+  const file = { display: prepared.display };
+  const text = prepared.text;
+  const declaredNames = prepared.declaredNames;
+  let recorder: RunRecorder | null = null;
+  if (prepared.recordFile) {
+    try {
+      recorder = new RunRecorder(openRecordFile(prepared.recordFile.path), { secrets: rememberedSecrets(), tool: { name: 'lightsop', version: io.version } });
+    } catch (error) {
+      throw new CliError(`--record ${prepared.recordFile.shown}: ${(error as Error).message}`, USAGE);
+    }
+    let commands: unknown = [];
+    try {
+      commands = prepared.registry.listCommands();
+    } catch {
+      // The run reports a registry that cannot list its commands; the record lists none.
+    }
+    recorder.start({ file: prepared.display, text, english: prepared.english, input: prepared.input, commands });
+  }
+  const registry = prepared.registry;
+  const budget = prepared.budget ?? null;
+  const recorded = prepared.llmAgent && recorder ? recorder.wrapAgent(prepared.llmAgent, prepared.model) : prepared.llmAgent;
+  // The budget wraps the recorder: a refused request reaches neither the provider nor the record.
+  // Both count through the one `onUsage` hook of each request.
+  const llmAgent: LlmAgent | null = recorded && budget ? withTokenBudget(recorded, budget) : recorded;
+  const trace: TraceSlot = prepared.trace ?? { run: null };
 
   // Traces: nothing of OpenTelemetry loads unless --otel or the OTLP endpoint variables ask for it.
   const tracing = await startTracing(options.otel, process.env, io);
-  runTrace = tracing?.startRun('lightsop run', { 'lightsop.plan': path.basename(file.display), 'lightsop.plan.english': english }) ?? null;
+  trace.run = tracing?.startRun('lightsop run', { 'lightsop.plan': path.basename(file.display), 'lightsop.plan.english': prepared.english }) ?? null;
   /** Ends the run's span with the outcome and exports what is left (bounded); safe to call twice. */
   const endTrace = async (code: number, error?: string) => {
     if (!tracing) return;
-    runTrace?.end({ 'lightsop.exit_code': code, ...(budget ? { 'gen_ai.usage.input_tokens': budget.inputTokens, 'gen_ai.usage.output_tokens': budget.outputTokens } : {}) }, error ?? (code === 0 ? undefined : `exit code ${code}`));
-    runTrace = null;
+    trace.run?.end({ 'lightsop.exit_code': code, ...(budget ? { 'gen_ai.usage.input_tokens': budget.inputTokens, 'gen_ai.usage.output_tokens': budget.outputTokens } : {}) }, error ?? (code === 0 ? undefined : `exit code ${code}`));
+    trace.run = null;
     await tracing.shutdown();
   };
 
@@ -193,12 +293,13 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     return value ? shownText(value) : '';
   };
   const onEvent = (e: RunEvent) => {
+    recorder?.onEvent(e);
     if (e.type === 'command-started') {
       commandLog.push(e.raw);
-      runTrace?.commandStarted(e.variable, e.command, e.raw, e.lineNumber);
-    } else if (e.type === 'variable-settled' && runTrace) {
+      trace.run?.commandStarted(e.variable, e.command, e.raw, e.lineNumber);
+    } else if (e.type === 'variable-settled' && trace.run) {
       const value = e.status === 'success' ? undefined : interpreter.getValue(e.variable);
-      runTrace.commandSettled(e.variable, { status: e.status, reason: value ? dataText(value) : undefined });
+      trace.run.commandSettled(e.variable, { status: e.status, reason: value ? dataText(value) : undefined });
     }
     if (!live) return;
     if (board) board.update(e, e.type === 'variable-settled' ? shownNow(e.variable) : undefined);
@@ -209,7 +310,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
 
   const interpreter = new Interpreter({
     registry,
-    input: options.input,
+    input: prepared.input,
     executionMonitor: new UnlimitedExecutionMonitor(),
     llmAgent,
     concurrency: options.concurrency,
@@ -235,6 +336,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     const variables: Record<string, { status: string; value: string }> = {};
     for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
     const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
+    recorder?.finish({ aborted, variables: declared.map((e) => ({ name: e.name, value: e.value })) });
     if (options.json) {
       writeRunJson(io.stdout, { variables: Object.entries(variables), failures, commands, ...(budget ? { usage: budget.toJSON() } : {}) }, escapeJsonText);
     } else {
@@ -271,6 +373,8 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     commands = result.commands;
     aborted = result.aborted;
   } catch (error) {
+    // The record keeps what ran; it has no closing line, since the run has no results.
+    recorder?.close();
     const fail = (cliError: CliError): never => {
       failedWith = cliError;
       throw cliError;
@@ -300,7 +404,12 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     await finishing;
     return exitingWith;
   }
-  const code = report(commands, aborted);
+  let code = report(commands, aborted);
+  if (recorder?.error) {
+    io.stderr(`lightsop: the run record ${terminalText(prepared.recordFile!.shown)} could not be written: ${terminalText(recorder.error.message)}\n`);
+    code = USAGE;
+  }
+  if (prepared.afterReport) code = prepared.afterReport(code);
   // Redis was lost for good: what finished is printed, and the run is an error, never a success.
   const lost = remote?.failure();
   if (lost) {

@@ -9,6 +9,9 @@ import { countSeverities, type FileReport } from './types';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
+/** Lines joined per chunk of the output. */
+const CHUNK_LINES = 256;
+
 export interface TextOptions {
   /** Code frames (a terminal). */
   readonly frames: boolean;
@@ -37,10 +40,18 @@ function frame(source: string, d: Diagnostic, c: Colors): string[] {
 export function formatText(reports: readonly FileReport[], options: TextOptions): string {
   const c = pc.createColors(options.color);
   const out: string[] = [];
+  // Lines are joined into flat chunks as they come, so the many small strings of a long report
+  // die young instead of being copied by every garbage collection until the end.
+  const chunks: string[] = [];
+  const flush = () => {
+    chunks.push(out.join('\n'));
+    out.length = 0;
+  };
   let files = 0;
   for (const r of reports) {
     files++;
     for (const d of sortByPosition(r.diagnostics)) {
+      if (out.length >= CHUNK_LINES) flush();
       const where = `${r.file}:${d.range.line}:${d.range.column}`;
       if (options.frames) {
         out.push(`${severityLabel(d, c)}${c.bold(`[${d.code}]`)}${c.bold(': ' + d.message)}`);
@@ -57,5 +68,6 @@ export function formatText(reports: readonly FileReport[], options: TextOptions)
   const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
   const summary = `${plural(files, 'file')} checked: ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}, ${plural(t.infos, 'info')}`;
   out.push(t.errors ? c.red(summary) : t.warnings ? c.yellow(summary) : c.green(summary));
-  return out.join('\n') + '\n';
+  flush();
+  return chunks.join('\n') + '\n';
 }

@@ -69,9 +69,24 @@ export interface CommandSpec {
   readonly parameters?: readonly CommandParameter[];
   /** Present when the provider says whether the command has side effects. */
   readonly sideEffects?: boolean;
+  /** True for a command with side effects that sessions ask about every time (an MCP tool's `destructiveHint`). */
+  readonly destructive?: boolean;
+  /** How many positional arguments the command takes, when its provider says exactly (MCP tools: their input schema). */
+  readonly arguments?: CommandArity;
   /** True for the names of RESERVED_NAMES, whoever lists them. */
   readonly reserved: boolean;
   readonly source: CommandSource;
+}
+
+/**
+ * The positional arguments a command takes: from `minimum` (up to its last required parameter) to
+ * `maximum`; with `object`, one argument holding a JSON object (or a $reference) is also accepted.
+ * `argument-count` reports declarations outside these bounds.
+ */
+export interface CommandArity {
+  readonly minimum: number;
+  readonly maximum: number;
+  readonly object: boolean;
 }
 
 /** The source of commands read from a registry whose reader gave no other. */
@@ -115,6 +130,14 @@ function readParameters(raw: unknown): CommandParameter[] | undefined {
   return out;
 }
 
+function readArity(raw: unknown): CommandArity | undefined {
+  if (!isObject(raw)) return undefined;
+  const { minimum, maximum, object } = raw;
+  if (typeof minimum !== 'number' || typeof maximum !== 'number' || !Number.isSafeInteger(minimum) || !Number.isSafeInteger(maximum)) return undefined;
+  if (minimum < 0 || maximum < minimum) return undefined;
+  return { minimum, maximum, object: object === true };
+}
+
 function readSource(raw: unknown, fallback: CommandSource): CommandSource {
   if (!isObject(raw) || typeof raw.kind !== 'string' || raw.kind.trim() === '') return fallback;
   return typeof raw.name === 'string' ? { kind: raw.kind, name: raw.name } : { kind: raw.kind };
@@ -139,6 +162,9 @@ function readEntry(entry: unknown, fallbackName: string | null, source: CommandS
     const parameters = readParameters(entry.parameters);
     if (parameters) spec.parameters = parameters;
     if (typeof entry.sideEffects === 'boolean') spec.sideEffects = entry.sideEffects;
+    if (entry.destructive === true) spec.destructive = true;
+    const arity = readArity(entry.arguments);
+    if (arity) spec.arguments = arity;
     return spec;
   } catch {
     return null;
@@ -213,9 +239,15 @@ export class CommandSurface {
   static readonly EMPTY = new CommandSurface();
 
   readonly commands: readonly CommandSpec[];
+  /**
+   * Name prefixes whose commands are not listed yet (`fs.` while that MCP server starts or after
+   * it failed): names with one are never reported as unknown.
+   */
+  readonly unlistedPrefixes: readonly string[];
   readonly #byName = new Map<string, CommandSpec>();
 
-  constructor(listings: readonly (readonly CommandSpec[])[] = []) {
+  constructor(listings: readonly (readonly CommandSpec[])[] = [], options: { unlistedPrefixes?: readonly string[] } = {}) {
+    this.unlistedPrefixes = options.unlistedPrefixes ?? [];
     const commands: CommandSpec[] = [];
     for (const listing of listings) {
       for (const spec of listing) {
@@ -249,6 +281,11 @@ export class CommandSurface {
     return this.#byName.has(name);
   }
 
+  /** True when `name` may be a command that is not listed yet (see `unlistedPrefixes`). */
+  mayBeUnlisted(name: string): boolean {
+    return this.unlistedPrefixes.some((p) => name.startsWith(p));
+  }
+
   get(name: string): CommandSpec | undefined {
     return this.#byName.get(name);
   }
@@ -273,6 +310,7 @@ export class CommandSurface {
   /** True when both hold the same commands, in the same order, with the same facts. */
   sameAs(other: CommandSurface): boolean {
     if (other.commands.length !== this.commands.length) return false;
+    if (other.unlistedPrefixes.join('\n') !== this.unlistedPrefixes.join('\n')) return false;
     return this.commands.every((c, i) => JSON.stringify(c) === JSON.stringify(other.commands[i]));
   }
 }

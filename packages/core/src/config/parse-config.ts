@@ -1,10 +1,11 @@
 /**
- * `lightsop.config.json` (contract.md): `skills`, `plans` and `llm`. Pure: hosts read the file.
+ * `lightsop.config.json` (contract.md): `skills`, `plans`, `llm` and `mcpServers` (docs/mcp.md). Pure: hosts read the file.
  * Every problem is reported with the offsets of the field it is about, so the CLI can name the
  * field and the language server can put a diagnostic on it; a problem in one field does not
  * discard the others. API keys are refused: they belong in the environment or SecretStorage.
  */
 import { suggest } from '../validate/suggest';
+import { readMcpServers, type McpServerEntry } from './mcp-servers';
 
 export const CONFIG_FILE = 'lightsop.config.json';
 
@@ -33,6 +34,8 @@ export interface WorkspaceConfig {
   readonly plans: readonly string[] | null;
   /** `timeoutMs` is per request attempt; `maxRetries` counts retries after the first attempt. */
   readonly llm: { readonly baseUrl?: string; readonly model?: string; readonly timeoutMs?: number; readonly maxRetries?: number; readonly maxTokens?: number } | null;
+  /** The well-formed `mcpServers` entries (values not expanded yet: `resolveMcpServer`), or null without the field. */
+  readonly mcpServers: readonly McpServerEntry[] | null;
 }
 
 export interface ParsedConfig {
@@ -46,7 +49,7 @@ interface FieldLocation {
   readonly value: OffsetSpan;
 }
 
-const KEYS = ['skills', 'plans', 'llm'];
+const KEYS = ['skills', 'plans', 'llm', 'mcpServers'];
 const LLM_KEYS = ['baseUrl', 'model', 'timeout', 'retries', 'maxTokens'];
 
 /** The longest duration accepted: Node's timers cannot wait longer than 2^31 - 1 ms (~24.8 days). */
@@ -237,8 +240,14 @@ export function parseConfigText(text: string): ParsedConfig {
       }
     }
   }
+  let mcpServers: McpServerEntry[] | null = null;
+  if (obj.mcpServers !== undefined) {
+    const read = readMcpServers(obj.mcpServers, valueSpan, keySpan);
+    for (const p of read.problems) problem(p.message, p.span);
+    mcpServers = read.servers;
+  }
   return {
-    config: { skills, skillsSpan: skills === null ? null : valueSpan('skills'), plans, llm },
+    config: { skills, skillsSpan: skills === null ? null : valueSpan('skills'), plans, llm, mcpServers },
     problems,
   };
 }

@@ -17,6 +17,7 @@ export type DiagnosticCode =
   | 'undefined-variable'
   | 'cycle'
   | 'unknown-command'
+  | 'argument-count'
   | 'unused-variable';
 
 export type DiagnosticCategory = 'syntax' | 'topology' | 'skills' | 'advisory';
@@ -42,6 +43,7 @@ const table: readonly CodeInfo[] = [
   { code: 'undefined-variable', category: 'topology', severity: 'error', summary: 'A $reference names a variable that is not declared.' },
   { code: 'cycle', category: 'topology', severity: 'error', summary: 'Declarations depend on each other in a cycle, so none of them can run.' },
   { code: 'unknown-command', category: 'skills', severity: 'error', summary: 'A command is not in the skills description.' },
+  { code: 'argument-count', category: 'skills', severity: 'error', summary: 'A command that says which arguments it takes (an MCP tool) is given too many, or not its required ones.' },
   { code: 'unused-variable', category: 'advisory', severity: 'warning', summary: 'A declared variable is never referenced (a warning for assign, info for other steps).' },
 ];
 

@@ -1,13 +1,13 @@
 /**
- * Builds the AST of a plan: the line pre-pass groups lines into a preamble and blocks, one
- * Chevrotain pass lexes and parses every header, and this module turns both into declarations
- * with source ranges and the syntax diagnostics of section 4.2 (plus duplicate declarations,
- * which the check order places among them). It never throws on user text.
+ * Builds the compact syntax tree of a plan (`tree.ts`): the line pre-pass groups lines into a
+ * preamble and blocks, a hand-written scanner reads each header's tokens straight into typed
+ * arrays, and this module reports the syntax diagnostics of section 4.2 (plus duplicate
+ * declarations, which the check order places among them). A header with a broken quoted token
+ * (unterminated, or a final backslash) is read by the Chevrotain lexer and parser instead, which
+ * report what is wrong with it. It never throws on user text. The public nodes of `ast.ts` are
+ * materialised from the tree on access.
  */
-import type { IToken } from 'chevrotain';
-import type {
-  Argument, CommandNode, CommentNode, Declaration, EnglishScript, HereDocBody, Plan,
-} from '../ast';
+import type { EnglishScript, Plan, CommentNode, Declaration } from '../ast';
 import { codeInfo, type DiagnosticCode } from '../diagnostics/codes';
 import type { Diagnostic } from '../diagnostics/diagnostic';
 import { isBlankSlice, isWhitespace, skipWhitespace, trimEnd } from '../text/characters';
@@ -15,24 +15,25 @@ import { LineIndex } from '../text/line-index';
 import { lineRange, type SourceRange } from '../text/source-range';
 import { lexHeaders } from './lexer';
 import { findInlineComment, LineClass, scanLines, type Lines } from './lines';
-import { groupHeaderTokens, parseHeaderTokens, type HeaderTokens } from './parser';
+import { groupHeaderTokens, parseHeaderTokens } from './parser';
 import { Quoted, quotedPayload } from './tokens';
+import {
+  commentNode, DeclFlag, decodeQuoted, grow, SpanTable, SyntaxTree, TokenKind, type TreeArrays,
+} from './tree';
 
 export interface ParseResult {
   readonly plan: Plan;
-  /** Name to first declaration and its position among them, as the symbol table wants them. */
-  readonly firstDeclarations?: { readonly declarations: Map<string, Declaration>; readonly indexOf: Map<string, number> };
+  /** The compact syntax tree the plan's nodes are materialised from. */
+  readonly tree: SyntaxTree;
   /** Syntax diagnostics and duplicate declarations, in check order (4.1). */
   readonly diagnostics: Diagnostic[];
   readonly lineIndex: LineIndex;
 }
 
 const HEREDOC_BEGIN = /^--begin-(.+)--$/;
-/** Shared by declarations without comments or dependencies (most of them), to save memory. */
-const EMPTY = Object.freeze([]) as unknown as never[];
+const FNV_OFFSET = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
 const ENGLISH_HEADER = '#!english';
-/** Headers lexed and parsed per Chevrotain call. */
-const CHUNK = 512;
 
 /** Parses a plan. Never throws on user text; returns a possibly partial AST. */
 export function parsePlan(text: string): ParseResult {
@@ -40,10 +41,27 @@ export function parsePlan(text: string): ParseResult {
   const lineIndex = new LineIndex(text, lines.start);
   const planRange = lineIndex.range(0, text.length);
   const english = detectEnglish(text, lines);
+  const builder = new PlanBuilder(text, lines, lineIndex);
   if (english) {
-    return { plan: { kind: 'plan', range: planRange, english, declarations: [], freeComments: [] }, diagnostics: [], lineIndex };
+    const tree = builder.emptyTree();
+    return { plan: { kind: 'plan', range: planRange, english, declarations: [], freeComments: [] }, tree, diagnostics: [], lineIndex };
   }
-  return new PlanBuilder(text, lines, lineIndex, planRange).build();
+  const { tree, freeComments } = builder.build();
+  return { plan: lazyPlan(planRange, tree, freeComments), tree, diagnostics: builder.diagnostics, lineIndex };
+}
+
+/** A plan whose declaration nodes are materialised on first access. */
+function lazyPlan(range: SourceRange, tree: SyntaxTree, freeComments: CommentNode[]): Plan {
+  let declarations: Declaration[] | null = null;
+  return {
+    kind: 'plan',
+    range,
+    english: null,
+    get declarations(): Declaration[] {
+      return (declarations ??= tree.declarations());
+    },
+    freeComments,
+  };
 }
 
 /** True when the source is an english script (2.6): `#!english` after leading whitespace. */
@@ -70,50 +88,93 @@ function diagnostic(code: DiagnosticCode, message: string, range: SourceRange, e
   return { code, severity: codeInfo(code).severity, message, range, ...extra };
 }
 
+/** The command token of a header as the Chevrotain path read it. */
+interface SlowHeader {
+  readonly commandStart: number;
+  readonly commandEnd: number;
+  readonly commandKind: number;
+  /** The decoded text of a quoted command. */
+  readonly commandValue: string | null;
+  readonly lexicalError: Diagnostic | null;
+}
+
 class PlanBuilder {
-  private readonly diagnostics: Diagnostic[] = [];
-  /** Name to its first declaration, and to that declaration's position among first declarations. */
-  private readonly declared = new Map<string, Declaration>();
-  private readonly declaredIndex = new Map<string, number>();
+  readonly diagnostics: Diagnostic[] = [];
+  private count = 0;
+  private header = new Int32Array(0);
+  private commentStart = new Int32Array(0);
+  private hash = new Int32Array(0);
+  private codeEnd = new Int32Array(0);
+  private nameEnd = new Int32Array(0);
+  private commandStart = new Int32Array(0);
+  private commandEnd = new Int32Array(0);
+  private commandKind = new Uint8Array(0);
+  private commandId = new Int32Array(0);
+  private argFrom = new Int32Array(1);
+  private argKind = new Uint8Array(0);
+  private argStart = new Int32Array(0);
+  private argEnd = new Int32Array(0);
+  private args = 0;
+  private bodyFirst = new Int32Array(0);
+  private bodyLast = new Int32Array(0);
+  private bodyEnd = new Int32Array(0);
+  private flags = new Uint8Array(0);
+  private symbolDecl = new Int32Array(0);
+  private declSymbol = new Int32Array(0);
+  private names: SpanTable;
+  /** Command names: one string each; bare command tokens are looked up in place. */
+  private readonly commandNames: string[] = [];
+  private readonly commandIds = new Map<string, number>();
+  private readonly commandSpans: SpanTable;
+  private spanCommand: number[] = [];
+  /** The first `#` at or after the line being read (text.length when none). */
+  private nextHash = -1;
 
   constructor(
     private readonly text: string,
     private readonly lines: Lines,
     private readonly lineIndex: LineIndex,
-    private readonly planRange: SourceRange,
-  ) {}
+  ) {
+    this.names = new SpanTable(text, 0);
+    this.commandSpans = new SpanTable(text, 16);
+  }
 
-  build(): ParseResult {
+  emptyTree(): SyntaxTree {
+    return new SyntaxTree(this.text, this.lines, this.lineIndex, this.arrays(0));
+  }
+
+  build(): { tree: SyntaxTree; freeComments: CommentNode[] } {
     const { text, lines } = this;
     const { count, cls } = lines;
 
     // Comment runs directly followed by a declaration line attach to it (2.4).
     const attached = new Uint8Array(count);
+    let decls = 0;
     for (let n = 0; n < count; n++) {
+      if (cls[n] === LineClass.Declaration) decls++;
       if (cls[n] !== LineClass.Comment) continue;
       let m = n;
       while (m < count && cls[m] === LineClass.Comment) m++;
       if (m < count && cls[m] === LineClass.Declaration) attached.fill(1, n, m);
       n = m - 1;
     }
+    this.allocate(decls);
 
     // Declaration lines, and where each block's attached comments start.
-    const headerLines: number[] = [];
-    const commentStarts: number[] = [];
-    for (let n = 0; n < count; n++) {
+    for (let n = 0, i = 0; n < count; n++) {
       if (cls[n] !== LineClass.Declaration) continue;
       let c = n;
       while (c > 0 && attached[c - 1] === 1) c--;
-      headerLines.push(n);
-      commentStarts.push(c);
+      this.header[i] = n;
+      this.commentStart[i++] = c;
     }
 
     // The preamble: blank and comment lines are fine; the first other line is reported.
-    const preambleEnd = commentStarts.length > 0 ? commentStarts[0]! : count;
+    const preambleEnd = decls > 0 ? this.commentStart[0]! : count;
     const freeComments: CommentNode[] = [];
     let strayReported = false;
     for (let n = 0; n < preambleEnd; n++) {
-      if (cls[n] === LineClass.Comment) freeComments.push(this.commentLine(n));
+      if (cls[n] === LineClass.Comment) freeComments.push(commentNode(text, lines, n));
       else if (cls[n] === LineClass.Text && !strayReported) {
         strayReported = true;
         const hash = findInlineComment(text, lines.zwEnd[n]!, lines.end[n]!);
@@ -126,251 +187,356 @@ class PlanBuilder {
       }
     }
 
-    // Lex and parse the headers' code parts as token streams of CHUNK headers each: one
-    // Chevrotain call per chunk, and the tokens die young instead of outliving a whole plan.
-    const declarations: Declaration[] = [];
-    const total = headerLines.length;
-    for (let from = 0; from < total; from += CHUNK) {
-      const to = Math.min(total, from + CHUNK);
-      const hashes = new Int32Array(to - from);
-      const codeEnds = new Int32Array(to - from);
-      const segBase = new Int32Array(to - from);
-      const segments: string[] = new Array(to - from);
-      let base = 0;
-      for (let i = from; i < to; i++) {
-        const n = headerLines[i]!;
-        const hash = findInlineComment(text, lines.zwEnd[n]!, lines.end[n]!);
-        const codeEnd = trimEnd(text, lines.eff[n]!, hash === -1 ? lines.end[n]! : hash);
-        hashes[i - from] = hash;
-        codeEnds[i - from] = codeEnd;
-        segBase[i - from] = base;
-        segments[i - from] = text.slice(lines.eff[n]!, codeEnd);
-        base += codeEnd - lines.eff[n]! + 1;
-      }
-      const tokens = lexHeaders(segments.join('\n') + '\n');
-      let headers = parseHeaderTokens(tokens) ?? [];
-      if (headers.length !== to - from) headers = groupHeaderTokens(tokens);
-      for (let i = from; i < to; i++) {
-        const blockEnd = i + 1 < total ? commentStarts[i + 1]! : count;
-        const k = i - from;
-        declarations.push(this.declaration(headers[k]!, headerLines[i]!, commentStarts[i]!, blockEnd, hashes[k]!, codeEnds[k]!, segBase[k]!));
-      }
+    for (let i = 0; i < decls; i++) this.declaration(i);
+    this.argFrom[decls] = this.args;
+
+    // References resolve to the first declaration of their name, wherever it is.
+    const argTarget = new Int32Array(this.args);
+    for (let g = 0; g < this.args; g++) {
+      argTarget[g] = this.argKind[g] === TokenKind.Reference ? this.names.find(this.argStart[g]! + 1, this.argEnd[g]!) : -1;
     }
-    const plan: Plan = { kind: 'plan', range: this.planRange, english: null, declarations, freeComments };
-    return { plan, diagnostics: this.diagnostics, lineIndex: this.lineIndex, firstDeclarations: { declarations: this.declared, indexOf: this.declaredIndex } };
+    return { tree: new SyntaxTree(text, lines, this.lineIndex, this.arrays(decls, argTarget)), freeComments };
   }
 
-  private readonly interned = new Map<string, string>();
-
-  /** Command names repeat across a plan; keep one string each. */
-  private intern(text: string): string {
-    const known = this.interned.get(text);
-    if (known !== undefined) return known;
-    this.interned.set(text, text);
-    return text;
+  private allocate(decls: number): void {
+    this.count = decls;
+    this.header = new Int32Array(decls);
+    this.commentStart = new Int32Array(decls);
+    this.hash = new Int32Array(decls);
+    this.codeEnd = new Int32Array(decls);
+    this.nameEnd = new Int32Array(decls);
+    this.commandStart = new Int32Array(decls);
+    this.commandEnd = new Int32Array(decls);
+    this.commandKind = new Uint8Array(decls);
+    this.commandId = new Int32Array(decls);
+    this.argFrom = new Int32Array(decls + 1);
+    const argCapacity = decls * 2 + 16;
+    this.argKind = new Uint8Array(argCapacity);
+    this.argStart = new Int32Array(argCapacity);
+    this.argEnd = new Int32Array(argCapacity);
+    this.bodyFirst = new Int32Array(decls);
+    this.bodyLast = new Int32Array(decls);
+    this.bodyEnd = new Int32Array(decls);
+    this.flags = new Uint8Array(decls);
+    this.symbolDecl = new Int32Array(decls);
+    this.declSymbol = new Int32Array(decls);
+    this.names = new SpanTable(this.text, decls);
   }
 
-  private commentLine(n: number): CommentNode {
-    const { text, lines } = this;
-    const hash = lines.eff[n]!;
-    const end = trimEnd(text, hash, lines.end[n]!);
-    return { kind: 'comment', text: text.slice(hash + 1, end).trim(), range: lineRange(n + 1, lines.start[n]!, hash, end), inline: false };
-  }
-
-  private declaration(
-    header: HeaderTokens, n: number, commentStart: number, blockEnd: number, hash: number, codeEnd: number, segBase: number,
-  ): Declaration {
-    const { text, lines } = this;
-    const lineNumber = n + 1;
-    const lineStart = lines.start[n]!;
-    const shift = lines.eff[n]! - segBase;
-    const tokenRange = (t: IToken): SourceRange => {
-      const s = t.startOffset + shift;
-      return lineRange(lineNumber, lineStart, s, s + t.image.length);
+  private arrays(decls: number, argTarget = new Int32Array(0)): TreeArrays {
+    const args = this.args;
+    return {
+      count: decls,
+      header: this.header,
+      commentStart: this.commentStart,
+      hash: this.hash,
+      codeEnd: this.codeEnd,
+      nameEnd: this.nameEnd,
+      commandStart: this.commandStart,
+      commandEnd: this.commandEnd,
+      commandKind: this.commandKind,
+      commandId: this.commandId,
+      commandNames: this.commandNames,
+      argFrom: this.argFrom,
+      // Exact-size copies: the builder's arrays keep spare capacity.
+      argKind: this.argKind.slice(0, args),
+      argStart: this.argStart.slice(0, args),
+      argEnd: this.argEnd.slice(0, args),
+      argTarget,
+      bodyFirst: this.bodyFirst,
+      bodyLast: this.bodyLast,
+      bodyEnd: this.bodyEnd,
+      flags: this.flags,
+      symbolCount: this.names.size,
+      symbolDecl: this.symbolDecl.slice(0, this.names.size),
+      declSymbol: this.declSymbol,
+      names: this.names,
     };
-    let local: Diagnostic[] | null = null;
+  }
 
-    // Lexical errors: tokens after the first broken quoted token are ignored.
-    let lexicalError: Diagnostic | null = null;
-    const headerArgs = header.args;
-    let argCount = headerArgs.length;
-    let commandToken: IToken | undefined = header.command ?? undefined;
-    if (commandToken && commandToken.tokenType === Quoted && quotedPayload(commandToken).error) {
-      lexicalError = this.lexicalError(commandToken, tokenRange(commandToken), lineNumber, lineStart);
-      commandToken = undefined;
-      argCount = 0;
-    } else {
-      for (let k = 0; k < argCount; k++) {
-        const t = headerArgs[k]!;
-        if (t.tokenType === Quoted && quotedPayload(t).error) {
-          lexicalError = this.lexicalError(t, tokenRange(t), lineNumber, lineStart);
-          argCount = k;
+  private pushArg(kind: number, start: number, end: number): void {
+    const g = this.args++;
+    if (g === this.argStart.length) {
+      this.argStart = grow(this.argStart);
+      this.argEnd = grow(this.argEnd);
+      const kinds = new Uint8Array(this.argKind.length * 2);
+      kinds.set(this.argKind);
+      this.argKind = kinds;
+    }
+    this.argKind[g] = kind;
+    this.argStart[g] = start;
+    this.argEnd[g] = end;
+  }
+
+  /** The id of a command name, one per distinct text. */
+  private commandIdOf(value: string): number {
+    let id = this.commandIds.get(value);
+    if (id === undefined) {
+      id = this.commandNames.length;
+      this.commandNames.push(value);
+      this.commandIds.set(value, id);
+    }
+    return id;
+  }
+
+  /** The id of the bare command token text[start, end), looked up without copying it. */
+  private commandIdOfSpan(start: number, end: number): number {
+    const known = this.commandSpans.find(start, end);
+    if (known !== -1) return this.spanCommand[known]!;
+    const id = this.commandIdOf(this.text.slice(start, end));
+    this.spanCommand[this.commandSpans.add(start, end)] = id;
+    return id;
+  }
+
+  private declaration(i: number): void {
+    const { text, lines } = this;
+    const n = this.header[i]!;
+    const eff = lines.eff[n]!;
+    const lineStart = lines.start[n]!;
+    const lineNumber = n + 1;
+    const lineEnd = lines.end[n]!;
+    // The comment scan only runs on lines that hold a `#` (found by indexOf, line after line).
+    if (this.nextHash < lineStart) {
+      const next = text.indexOf('#', lineStart);
+      this.nextHash = next === -1 ? text.length : next;
+    }
+    const hash = this.nextHash < lineEnd ? findInlineComment(text, lines.zwEnd[n]!, lineEnd) : -1;
+    const codeEnd = trimEnd(text, eff, hash === -1 ? lineEnd : hash);
+    this.hash[i] = hash;
+    this.codeEnd[i] = codeEnd;
+
+    // The header's tokens (3.2): `@name`, then words and quoted tokens separated by whitespace.
+    // (c === 32 || (c <= 13 ? c >= 9 : c > 159 && isWhitespace(c))) is isWhitespace(c), inlined.
+    let nameEnd = eff + 1;
+    let nameHash = FNV_OFFSET;
+    for (; nameEnd < codeEnd; nameEnd++) {
+      const c = text.charCodeAt(nameEnd);
+      if (c === 32 || (c <= 13 ? c >= 9 : c > 159 && isWhitespace(c))) break;
+      nameHash = Math.imul(nameHash ^ c, FNV_PRIME);
+    }
+    this.nameEnd[i] = nameEnd;
+    const argBase = this.args;
+    this.argFrom[i] = argBase;
+    let tokenStart = -1;
+    let tokenEnd = -1;
+    let tokenKind: number = TokenKind.Word;
+    let broken = false;
+    for (let p = nameEnd; ;) {
+      let c = 0;
+      while (p < codeEnd) {
+        c = text.charCodeAt(p);
+        if (!(c === 32 || (c <= 13 ? c >= 9 : c > 159 && isWhitespace(c)))) break;
+        p++;
+      }
+      if (p >= codeEnd) break;
+      let end = p + 1;
+      let kind: number;
+      if (c === 34 /* " */ || c === 39 /* ' */) {
+        let closed = false;
+        while (end < codeEnd) {
+          const d = text.charCodeAt(end);
+          if (d === c) {
+            closed = true;
+            end++;
+            break;
+          }
+          if (d === 92 /* \ */) {
+            if (end + 1 >= codeEnd) break;
+            end += 2;
+          } else end++;
+        }
+        if (!closed) {
+          broken = true;
           break;
         }
-      }
-    }
-    if (lexicalError) local = [lexicalError];
-
-    const nameToken = header.name;
-    const nameRange = tokenRange(nameToken);
-    const name = nameToken.image.slice(1);
-    const firstDecl = name === '' ? undefined : this.declared.get(name);
-    if (name === '') {
-      (local ??= []).push(diagnostic('missing-variable-name', "Missing variable name after '@'", lineRange(lineNumber, lineStart, nameRange.start, nameRange.start + 1)));
-    } else {
-      if (firstDecl) {
-        (local ??= []).push(diagnostic('duplicate-declaration', `Variable '${name}' is already declared on line ${firstDecl.lineNumber}`, nameRange, {
-          data: { name },
-          related: [{ message: `'${name}' is first declared here`, range: firstDecl.nameRange }],
-        }));
-      }
-    }
-
-    let command: CommandNode | null = null;
-    if (commandToken) {
-      const quoted = commandToken.tokenType === Quoted;
-      const commandName = this.intern(quoted ? quotedPayload(commandToken).value : commandToken.image);
-      if (commandName !== '') {
-        command = { kind: 'command', name: commandName, range: tokenRange(commandToken), quote: quoted ? quotedPayload(commandToken).quote : null };
-      }
-    }
-    if (name !== '' && !lexicalError && !command) {
-      (local ??= []).push(diagnostic('missing-command', `Declaration '@${name}' has no command`, commandToken ? tokenRange(commandToken) : nameRange, { data: { name } }));
-    }
-
-    const args: Argument[] = [];
-    for (let k = 0; k < argCount; k++) {
-      const t = headerArgs[k]!;
-      if (t.tokenType === Quoted) {
-        const p = quotedPayload(t);
-        args.push({ kind: 'literal', value: p.value, range: tokenRange(t), quote: p.quote, origin: 'header' });
-      } else if (t.image.charCodeAt(0) === 36 /* $ */) {
-        args.push({ kind: 'reference', name: t.image.slice(1), range: tokenRange(t) });
+        kind = c === 34 ? TokenKind.Double : TokenKind.Single;
       } else {
-        args.push({ kind: 'literal', value: t.image, range: tokenRange(t), quote: null, origin: 'header' });
+        for (; end < codeEnd; end++) {
+          const d = text.charCodeAt(end);
+          if (d === 32 || (d <= 13 ? d >= 9 : d > 159 && isWhitespace(d))) break;
+        }
+        kind = c === 36 /* $ */ ? TokenKind.Reference : TokenKind.Word;
+      }
+      if (tokenStart === -1) {
+        tokenStart = p;
+        tokenEnd = end;
+        // The command position never yields a reference.
+        tokenKind = kind === TokenKind.Reference ? TokenKind.Word : kind;
+      } else this.pushArg(kind, p, end);
+      p = end;
+    }
+    let commandValue: string | null = null;
+    let lexicalError: Diagnostic | null = null;
+    if (broken) {
+      this.args = argBase;
+      const slow = this.slowHeader(eff, codeEnd, lineNumber, lineStart);
+      tokenStart = slow.commandStart;
+      tokenEnd = slow.commandEnd;
+      tokenKind = slow.commandKind;
+      commandValue = slow.commandValue;
+      lexicalError = slow.lexicalError;
+    }
+    let local: Diagnostic[] | null = lexicalError ? [lexicalError] : null;
+
+    // The name: missing, a duplicate, or a new symbol.
+    const named = nameEnd > eff + 1;
+    if (!named) {
+      this.declSymbol[i] = -1;
+      (local ??= []).push(diagnostic('missing-variable-name', "Missing variable name after '@'", lineRange(lineNumber, lineStart, eff, eff + 1)));
+    } else {
+      const h = nameHash >>> 0;
+      const first = this.names.findHashed(text, eff + 1, nameEnd, h);
+      if (first !== -1) {
+        this.declSymbol[i] = first;
+        (local ??= []).push(this.duplicate(first, eff, nameEnd, lineNumber, lineStart));
+      } else {
+        const symbol = this.names.addHashed(eff + 1, nameEnd, h);
+        this.symbolDecl[symbol] = i;
+        this.declSymbol[i] = symbol;
       }
     }
 
-    // Continuation lines: blank edges dropped; one literal, or an assign here-doc (2.3, 2.5).
+    // The command: a quoted command may decode to nothing, which is no command.
+    let commandId = -1;
+    if (tokenStart !== -1) {
+      if (tokenKind === TokenKind.Word) commandId = this.commandIdOfSpan(tokenStart, tokenEnd);
+      else {
+        const value = commandValue ?? decodeQuoted(text, tokenStart, tokenEnd);
+        if (value !== '') commandId = this.commandIdOf(value);
+      }
+    }
+    this.commandId[i] = commandId;
+    if (commandId !== -1) {
+      this.commandStart[i] = tokenStart;
+      this.commandEnd[i] = tokenEnd;
+      this.commandKind[i] = tokenKind;
+    } else {
+      this.commandStart[i] = -1;
+      this.commandEnd[i] = -1;
+      if (named && !lexicalError) {
+        (local ??= []).push(diagnostic('missing-command', `Declaration '@${text.slice(eff + 1, nameEnd)}' has no command`,
+          tokenStart !== -1 ? lineRange(lineNumber, lineStart, tokenStart, tokenEnd) : lineRange(lineNumber, lineStart, eff, nameEnd),
+          { data: { name: text.slice(eff + 1, nameEnd) } }));
+      }
+    }
+
+    // Continuation lines, only when the block has lines after its header.
+    const blockEnd = i + 1 < this.count ? this.commentStart[i + 1]! : lines.count;
+    let flags = 0;
+    let heredocError = false;
+    if (blockEnd > n + 1) {
+      const isAssign = commandId !== -1 && this.commandNames[commandId] === 'assign';
+      const body = this.body(i, n, blockEnd, text.slice(eff + 1, nameEnd), !lexicalError && isAssign && this.args === argBase);
+      flags = body.flags;
+      if (body.error) {
+        heredocError = true;
+        (local ??= []).push(body.error);
+      }
+    }
+    if (lexicalError !== null || heredocError || !named || commandId === -1) flags |= DeclFlag.HasError;
+    this.flags[i] = flags;
+    if (local) for (const d of local) this.diagnostics.push(d);
+  }
+
+  /** Continuation lines: blank edges dropped; one literal, or an assign here-doc (2.3, 2.5). */
+  private body(i: number, n: number, blockEnd: number, name: string, mayBeHereDoc: boolean): { flags: number; error: Diagnostic | null } {
+    const { text, lines } = this;
     let first = n + 1;
     let last = blockEnd - 1;
     while (first <= last && isBlankSlice(text, lines.start[first]!, lines.end[first]!)) first++;
     while (last >= first && isBlankSlice(text, lines.start[last]!, lines.end[last]!)) last--;
-    let body: Declaration['body'] = null;
-    let heredocError = false;
-    if (first <= last) {
-      const lineText = (k: number) => text.slice(lines.start[k]!, lines.end[k]!);
-      const firstText = lineText(first).trim();
-      const match = !lexicalError && command?.name === 'assign' && args.length === 0 ? HEREDOC_BEGIN.exec(firstText) : null;
-      if (match) {
-        const token = match[1]!;
-        const endMarker = `--end-${token}--`;
-        const beginStart = skipWhitespace(text, lines.start[first]!, lines.end[first]!);
-        const beginRange = lineRange(first + 1, lines.start[first]!, beginStart, beginStart + firstText.length);
-        let endLine = -1;
-        for (let k = first + 1; k <= last; k++) {
-          if (lineText(k).trim() === endMarker) {
-            endLine = k;
-            break;
-          }
-        }
-        if (endLine === -1) {
-          heredocError = true;
-          (local ??= []).push(diagnostic('unterminated-heredoc',
-            `Here-doc '--begin-${token}--' of '${name}' is not closed: '${endMarker}' is missing before the next declaration`,
-            this.lineIndex.range(lines.start[n + 1]!, beginRange.end), { data: { name } }));
-          body = { kind: 'heredoc', token, beginRange, bodyRange: this.linesRange(first + 1, last, beginRange.end), endRange: null };
-        } else {
-          const endStart = skipWhitespace(text, lines.start[endLine]!, lines.end[endLine]!);
-          const endRange = lineRange(endLine + 1, lines.start[endLine]!, endStart, endStart + endMarker.length);
-          const bodyRange = this.linesRange(first + 1, endLine - 1, lines.start[endLine]!);
-          const bodyLines: string[] = [];
-          for (let k = first + 1; k < endLine; k++) bodyLines.push(lineText(k));
-          body = { kind: 'heredoc', token, beginRange, bodyRange, endRange } satisfies HereDocBody;
-          args.push({ kind: 'literal', value: bodyLines.join('\n'), range: bodyRange, quote: null, origin: 'heredoc' });
-          if (endLine < last) {
-            heredocError = true;
-            (local ??= []).push(diagnostic('heredoc-trailing-content', `Unexpected text after '${endMarker}' in the here-doc of '${name}'`,
-              this.lineIndex.range(lines.start[endLine + 1]!, trimEnd(text, lines.start[last]!, lines.end[last]!)), { data: { name } }));
-          }
-        }
-      } else {
-        const parts: string[] = [];
-        for (let k = first; k <= last; k++) parts.push(lineText(k));
-        const range = this.linesRange(first, last, lines.start[first]!);
-        body = { kind: 'continuation', range };
-        args.push({ kind: 'literal', value: parts.join('\n'), range, quote: null, origin: 'continuation' });
+    if (first > last) return { flags: 0, error: null };
+    this.bodyFirst[i] = first;
+    this.bodyLast[i] = last;
+    const lineText = (k: number) => text.slice(lines.start[k]!, lines.end[k]!);
+    const firstText = lineText(first).trim();
+    const match = mayBeHereDoc ? HEREDOC_BEGIN.exec(firstText) : null;
+    if (!match) return { flags: DeclFlag.Continuation, error: null };
+    const token = match[1]!;
+    const endMarker = `--end-${token}--`;
+    const beginStart = skipWhitespace(text, lines.start[first]!, lines.end[first]!);
+    const beginEnd = beginStart + firstText.length;
+    let endLine = -1;
+    for (let k = first + 1; k <= last; k++) {
+      if (lineText(k).trim() === endMarker) {
+        endLine = k;
+        break;
       }
     }
+    this.bodyEnd[i] = endLine;
+    if (endLine === -1) {
+      return {
+        flags: DeclFlag.HereDoc,
+        error: diagnostic('unterminated-heredoc',
+          `Here-doc '--begin-${token}--' of '${name}' is not closed: '${endMarker}' is missing before the next declaration`,
+          this.lineIndex.range(lines.start[n + 1]!, beginEnd), { data: { name } }),
+      };
+    }
+    if (endLine < last) {
+      return {
+        flags: DeclFlag.HereDoc,
+        error: diagnostic('heredoc-trailing-content', `Unexpected text after '${endMarker}' in the here-doc of '${name}'`,
+          this.lineIndex.range(lines.start[endLine + 1]!, trimEnd(text, lines.start[last]!, lines.end[last]!)), { data: { name } }),
+      };
+    }
+    return { flags: DeclFlag.HereDoc, error: null };
+  }
 
-    // Comments: the attached run, then the inline comment (2.4).
-    let comments: CommentNode[] = EMPTY;
-    let commentLines: string[] = EMPTY;
-    if (commentStart < n || hash !== -1) {
-      comments = [];
-      commentLines = [];
-    }
-    for (let k = commentStart; k < n; k++) {
-      const c = this.commentLine(k);
-      comments.push(c);
-      commentLines.push(c.text);
-    }
-    let headerEnd = codeEnd;
-    if (hash !== -1) {
-      const end = trimEnd(text, hash, lines.end[n]!);
-      const inlineText = text.slice(hash + 1, end).trim();
-      comments.push({ kind: 'comment', text: inlineText, range: lineRange(lineNumber, lineStart, hash, end), inline: true });
-      if (inlineText !== '') commentLines.push(inlineText);
-      headerEnd = end;
-    }
+  private duplicate(first: number, eff: number, nameEnd: number, lineNumber: number, lineStart: number): Diagnostic {
+    const { text, lines } = this;
+    const name = text.slice(eff + 1, nameEnd);
+    const firstDecl = this.symbolDecl[first]!;
+    const firstLine = this.header[firstDecl]!;
+    return diagnostic('duplicate-declaration', `Variable '${name}' is already declared on line ${firstLine + 1}`,
+      lineRange(lineNumber, lineStart, eff, nameEnd), {
+        data: { name },
+        related: [{ message: `'${name}' is first declared here`, range: lineRange(firstLine + 1, lines.start[firstLine]!, lines.eff[firstLine]!, this.nameEnd[firstDecl]!) }],
+      });
+  }
 
-    let dependencies: string[] = EMPTY;
-    for (const a of args) {
-      if (a.kind !== 'reference') continue;
-      if (dependencies === EMPTY) dependencies = [a.name];
-      else if (!dependencies.includes(a.name)) dependencies.push(a.name);
-    }
-
-    const headerRange = lineRange(lineNumber, lineStart, lines.eff[n]!, codeEnd);
-    const blockEndOffset = first <= last ? trimEnd(text, lines.start[last]!, lines.end[last]!) : headerEnd;
-    const declaration: Declaration = {
-      kind: 'declaration',
-      // Most declarations are one header line without a comment: share the range object.
-      range: blockEndOffset > headerEnd ? this.lineIndex.range(headerRange.start, blockEndOffset)
-        : headerEnd === codeEnd ? headerRange : lineRange(lineNumber, lineStart, headerRange.start, headerEnd),
-      headerRange,
-      name,
-      nameRange,
-      command,
-      // slice(): an array grown by push keeps spare capacity (17 slots); plans keep 100k of these.
-      arguments: args.length === 0 ? EMPTY : args.slice(),
-      dependencies,
-      lineNumber,
-      commentLines: commentLines.length === 0 ? EMPTY : commentLines.slice(),
-      comment: commentLines.length === 0 ? '' : commentLines.join('\n').trim(),
-      comments: comments.length === 0 ? EMPTY : comments.slice(),
-      body,
-      hasError: lexicalError !== null || heredocError || name === '' || command === null,
+  /**
+   * Reads a header with a broken quoted token through Chevrotain: its tokens up to the broken
+   * one become the command and arguments, and the broken one the lexical error.
+   */
+  private slowHeader(eff: number, codeEnd: number, lineNumber: number, lineStart: number): SlowHeader {
+    const tokens = lexHeaders(this.text.slice(eff, codeEnd) + '\n');
+    const header = parseHeaderTokens(tokens)?.[0] ?? groupHeaderTokens(tokens)[0]!;
+    const range = (start: number, length: number) => lineRange(lineNumber, lineStart, eff + start, eff + start + length);
+    const lexicalError = (start: number, length: number, error: 'unterminated' | 'escape', quote: string): Diagnostic => {
+      const r = range(start, length);
+      return error === 'escape'
+        ? diagnostic('invalid-escape', 'Backslash at the end of the line has nothing to escape', lineRange(lineNumber, lineStart, r.end - 1, r.end))
+        : diagnostic('unterminated-string', `Unterminated string: the closing ${quote} is missing`, r);
     };
-    if (name !== '' && firstDecl === undefined) {
-      this.declaredIndex.set(name, this.declared.size);
-      this.declared.set(name, declaration);
+    const command = header.command;
+    if (!command) return { commandStart: -1, commandEnd: -1, commandKind: TokenKind.Word, commandValue: null, lexicalError: null };
+    const kindOf = (quote: string): number => (quote === '"' ? TokenKind.Double : TokenKind.Single);
+    if (command.tokenType === Quoted && quotedPayload(command).error) {
+      const p = quotedPayload(command);
+      return { commandStart: -1, commandEnd: -1, commandKind: TokenKind.Word, commandValue: null, lexicalError: lexicalError(command.startOffset, command.image.length, p.error!, p.quote) };
     }
-    if (local) for (const d of local) this.diagnostics.push(d);
-    return declaration;
-  }
-
-  private lexicalError(t: IToken, r: SourceRange, lineNumber: number, lineStart: number): Diagnostic {
-    const p = quotedPayload(t);
-    return p.error === 'escape'
-      ? diagnostic('invalid-escape', 'Backslash at the end of the line has nothing to escape', lineRange(lineNumber, lineStart, r.end - 1, r.end))
-      : diagnostic('unterminated-string', `Unterminated string: the closing ${p.quote} is missing`, r);
-  }
-
-  /** Range from the start of line `from` to the end of line `to` (0-based); empty at `emptyAt` when to < from. */
-  private linesRange(from: number, to: number, emptyAt: number): SourceRange {
-    if (to < from) return this.lineIndex.range(emptyAt, emptyAt);
-    return this.lineIndex.range(this.lines.start[from]!, this.lines.end[to]!);
+    let error: Diagnostic | null = null;
+    for (const t of header.args) {
+      const start = eff + t.startOffset;
+      const end = start + t.image.length;
+      if (t.tokenType === Quoted) {
+        const p = quotedPayload(t);
+        if (p.error) {
+          error = lexicalError(t.startOffset, t.image.length, p.error, p.quote);
+          break;
+        }
+        this.pushArg(kindOf(p.quote), start, end);
+      } else this.pushArg(t.image.charCodeAt(0) === 36 ? TokenKind.Reference : TokenKind.Word, start, end);
+    }
+    const quoted = command.tokenType === Quoted;
+    const commandStart = eff + command.startOffset;
+    return {
+      commandStart,
+      commandEnd: commandStart + command.image.length,
+      commandKind: quoted ? kindOf(quotedPayload(command).quote) : TokenKind.Word,
+      commandValue: quoted ? quotedPayload(command).value : null,
+      lexicalError: error,
+    };
   }
 }
 

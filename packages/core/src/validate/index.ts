@@ -6,6 +6,7 @@ import type { Plan } from '../ast';
 import type { Diagnostic } from '../diagnostics/diagnostic';
 import { parsePlan } from '../syntax/build-ast';
 import type { LineIndex } from '../text/line-index';
+import type { SyntaxTree } from '../syntax/tree';
 import { CommandSurface, type SkillsDescription } from '../commands/surface';
 import { checkCommands } from './skills';
 import { buildSymbols, type Symbols } from './symbols';
@@ -33,22 +34,24 @@ export interface Analysis {
   readonly diagnostics: readonly Diagnostic[];
   readonly lineIndex: LineIndex;
   readonly symbols: Symbols;
+  /** The compact syntax tree; `plan`'s nodes are materialised from it on access. */
+  readonly tree: SyntaxTree;
 }
 
 /** Parses and validates a plan. Never throws on user text. */
 export function analyzePlan(source: string, options: AnalyzeOptions = {}): Analysis {
-  const { plan, diagnostics, lineIndex, firstDeclarations } = parsePlan(source);
-  const symbols = buildSymbols(plan, firstDeclarations);
+  const { plan, diagnostics, lineIndex, tree } = parsePlan(source);
+  const symbols = buildSymbols(plan, tree);
   let all: Diagnostic[] = diagnostics;
   if (!plan.english) {
     const commands = options.commands ?? (options.skills ? CommandSurface.fromDescription(options.skills) : null);
     // concat, not push(...): a large plan can have more diagnostics than a call has arguments.
     all = all.concat(
-      checkUndefined(plan, symbols, options.inputDeclared ?? true),
-      checkCycles(symbols),
-      commands ? checkCommands(plan, commands) : [],
-      checkUnused(plan, symbols),
+      checkUndefined(tree, options.inputDeclared ?? true),
+      checkCycles(tree),
+      commands ? checkCommands(tree, commands) : [],
+      checkUnused(tree),
     );
   }
-  return { source, plan, diagnostics: all, lineIndex, symbols };
+  return { source, plan, diagnostics: all, lineIndex, symbols, tree };
 }

@@ -3,6 +3,7 @@
  * `$` reference by name. Derived from the AST, never stored on it.
  */
 import type { Declaration, Plan, ReferenceArgument } from '../ast';
+import type { SyntaxTree } from '../syntax/tree';
 
 export interface Symbols {
   /** Name to its first declaration, in source order. */
@@ -14,30 +15,41 @@ export interface Symbols {
 }
 
 /**
- * Builds the symbol table. `references` is built on first use: linting does not need the tokens,
- * editors do.
+ * Builds the symbol table. Every map is built on first use: linting reads the compact tree and
+ * never needs them, editors do. With the plan's tree, names are looked up there.
  */
-export function buildSymbols(plan: Plan, firsts?: { declarations: Map<string, Declaration>; indexOf: Map<string, number> }): Symbols {
-  let declarations: Map<string, Declaration>;
-  let indexOf: Map<string, number>;
-  if (firsts) {
-    // The parser already met every name once (it reports duplicates): reuse its tables.
-    declarations = firsts.declarations;
-    indexOf = firsts.indexOf;
-  } else {
+export function buildSymbols(plan: Plan, tree?: SyntaxTree): Symbols {
+  let declarations: Map<string, Declaration> | null = null;
+  let indexOf: Map<string, number> | null = null;
+  let references: Map<string, ReferenceArgument[]> | null = null;
+  const build = () => {
     declarations = new Map();
     indexOf = new Map();
+    if (tree) {
+      for (let s = 0; s < tree.symbolCount; s++) {
+        const i = tree.a.symbolDecl[s]!;
+        const name = tree.name(i);
+        indexOf.set(name, s);
+        declarations.set(name, tree.declaration(i));
+      }
+      return;
+    }
     for (const d of plan.declarations) {
       if (d.name !== '' && !declarations.has(d.name)) {
         indexOf.set(d.name, declarations.size);
         declarations.set(d.name, d);
       }
     }
-  }
-  let references: Map<string, ReferenceArgument[]> | null = null;
+  };
   return {
-    declarations,
-    indexOf,
+    get declarations() {
+      if (!declarations) build();
+      return declarations!;
+    },
+    get indexOf() {
+      if (!indexOf) build();
+      return indexOf!;
+    },
     get references() {
       if (!references) {
         references = new Map();

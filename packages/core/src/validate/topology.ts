@@ -5,36 +5,38 @@
  * trusted on small remainders, larger ones use the iterative fallback below.
  */
 import { alg, Graph } from '@dagrejs/graphlib';
-import type { Declaration, Plan, ReferenceArgument } from '../ast';
 import type { Diagnostic } from '../diagnostics/diagnostic';
+import { TokenKind, type SyntaxTree } from '../syntax/tree';
 import { didYouMean, suggest } from './suggest';
-import type { Symbols } from './symbols';
 
 /** Did-you-mean is computed for this many distinct misspelt names; the rest get none. */
 const MAX_SUGGESTED_NAMES = 200;
 
 /** `undefined-variable` on every reference to an undeclared name, in source order. */
-export function checkUndefined(plan: Plan, symbols: Symbols, inputDeclared: boolean): Diagnostic[] {
+export function checkUndefined(tree: SyntaxTree, inputDeclared: boolean): Diagnostic[] {
   const out: Diagnostic[] = [];
+  const { argFrom, argKind, argTarget } = tree.a;
   const suggestions = new Map<string, string[]>();
-  for (const d of plan.declarations) {
-    for (const a of d.arguments) {
-      if (a.kind !== 'reference' || symbols.declarations.has(a.name)) continue;
-      if (inputDeclared && a.name === 'input') continue;
-      let hints = suggestions.get(a.name);
+  for (let i = 0; i < tree.count; i++) {
+    for (let g = argFrom[i]!; g < argFrom[i + 1]!; g++) {
+      if (argKind[g] !== TokenKind.Reference || argTarget[g] !== -1) continue;
+      const name = tree.referenceName(g);
+      if (inputDeclared && name === 'input') continue;
+      let hints = suggestions.get(name);
       if (!hints) {
         hints = suggestions.size < MAX_SUGGESTED_NAMES
-          ? suggest(a.name, inputDeclared ? [...symbols.declarations.keys(), 'input'] : symbols.declarations.keys())
+          ? suggest(name, inputDeclared ? [...tree.symbolNames(), 'input'] : tree.symbolNames())
           : [];
-        suggestions.set(a.name, hints);
+        suggestions.set(name, hints);
       }
-      const user = d.name === '' ? '' : ` (used by '${d.name}')`;
+      const userName = tree.name(i);
+      const user = userName === '' ? '' : ` (used by '${userName}')`;
       out.push({
         code: 'undefined-variable',
         severity: 'error',
-        message: `Variable '${a.name}' is not declared${user}${hints.length ? '.' + didYouMean(hints) : ''}`,
-        range: a.range,
-        data: { name: a.name, suggestions: hints },
+        message: `Variable '${name}' is not declared${user}${hints.length ? '.' + didYouMean(hints) : ''}`,
+        range: tree.argRange(i, g),
+        data: { name, suggestions: hints },
       });
     }
   }
@@ -48,19 +50,22 @@ const MAX_CYCLE_NAMES = 12;
 const MAX_RELATED = 100;
 
 /** `cycle`: one diagnostic per strongly connected component that contains a cycle. */
-export function checkCycles(symbols: Symbols): Diagnostic[] {
-  const decls: Declaration[] = [...symbols.declarations.values()];
-  const n = decls.length;
-  const idx = symbols.indexOf;
+export function checkCycles(tree: SyntaxTree): Diagnostic[] {
+  // Nodes are symbols (first declarations); each one's edges are its resolved references, each target once.
+  const n = tree.symbolCount;
+  const { symbolDecl, argFrom, argKind, argTarget } = tree.a;
   // Dependencies in compressed rows: deps of i are targets[offsets[i] .. offsets[i + 1]).
   const offsets = new Int32Array(n + 1);
   let resolved = new Int32Array(Math.max(16, n));
+  const seenBy = new Int32Array(n);
   let edgeCount = 0;
   for (let i = 0; i < n; i++) {
     offsets[i] = edgeCount;
-    for (const name of decls[i]!.dependencies) {
-      const j = idx.get(name);
-      if (j === undefined) continue;
+    const d = symbolDecl[i]!;
+    for (let g = argFrom[d]!; g < argFrom[d + 1]!; g++) {
+      const j = argTarget[g]!;
+      if (j === -1 || argKind[g] !== TokenKind.Reference || seenBy[j] === i + 1) continue;
+      seenBy[j] = i + 1;
       if (edgeCount === resolved.length) {
         const grown = new Int32Array(resolved.length * 2);
         grown.set(resolved);
@@ -123,23 +128,28 @@ export function checkCycles(symbols: Symbols): Diagnostic[] {
     // A loop, not Math.min(...members): a component can have more members than a call has arguments.
     let first = members[0]!;
     for (const m of members) if (m < first) first = m;
-    const decl = decls[first]!;
-    const ref = decl.arguments.find((a): a is ReferenceArgument => a.kind === 'reference' && set.has(idx.get(a.name) ?? -1))!;
-    const path = cyclePath(first, idx.get(ref.name)!, depLists, set).map((i) => decls[i]!.name);
+    const decl = symbolDecl[first]!;
+    const declName = tree.name(decl);
+    let ref = -1;
+    for (let g = argFrom[decl]!; g < argFrom[decl + 1]! && ref === -1; g++) {
+      if (argKind[g] === TokenKind.Reference && argTarget[g] !== -1 && set.has(argTarget[g]!)) ref = g;
+    }
+    const refRange = tree.argRange(decl, ref);
+    const path = cyclePath(first, argTarget[ref]!, depLists, set).map((i) => tree.name(symbolDecl[i]!));
     const sorted = [...members].sort((a, b) => a - b);
     const shown = path.length <= MAX_CYCLE_NAMES ? path.join(' -> ')
-      : `${path.slice(0, MAX_CYCLE_NAMES - 1).join(' -> ')} -> ... -> ${decl.name} (${path.length - 1} declarations)`;
+      : `${path.slice(0, MAX_CYCLE_NAMES - 1).join(' -> ')} -> ... -> ${declName} (${path.length - 1} declarations)`;
     out.push({
-      at: ref.range.start,
+      at: refRange.start,
       diagnostic: {
         code: 'cycle',
         severity: 'error',
         message: `Dependency cycle: ${shown}`,
-        range: ref.range,
-        data: { name: decl.name, cycle: path },
+        range: refRange,
+        data: { name: declName, cycle: path },
         related: sorted.filter((i) => i !== first).slice(0, MAX_RELATED).map((i) => ({
-          message: `'${decls[i]!.name}' is part of the dependency cycle through '${decl.name}'`,
-          range: decls[i]!.nameRange,
+          message: `'${tree.name(symbolDecl[i]!)}' is part of the dependency cycle through '${declName}'`,
+          range: tree.nameRange(symbolDecl[i]!),
         })),
       },
     });

@@ -2,31 +2,31 @@
  * `unused-variable` (4.5): a warning for an `assign` nothing reads, info for other steps, which
  * may exist for their side effects. Final steps and `lastAnswer` are exempt.
  */
-import type { Plan } from '../ast';
 import type { Diagnostic } from '../diagnostics/diagnostic';
 import { isFinalCommand } from '../commands/surface';
-import type { Symbols } from './symbols';
+import { TokenKind, type SyntaxTree } from '../syntax/tree';
 
-export function checkUnused(plan: Plan, symbols: Symbols): Diagnostic[] {
+export function checkUnused(tree: SyntaxTree): Diagnostic[] {
+  const { argKind, argTarget, symbolDecl, commandId, commandNames } = tree.a;
   // Mark the declarations that some `$` reference uses (any declaration's, duplicates included).
-  const used = new Uint8Array(symbols.declarations.size);
-  for (const d of plan.declarations) {
-    for (const name of d.dependencies) {
-      const i = symbols.indexOf.get(name);
-      if (i !== undefined) used[i] = 1;
-    }
-  }
+  const used = new Uint8Array(tree.symbolCount);
+  for (let g = 0; g < argKind.length; g++) if (argKind[g] === TokenKind.Reference && argTarget[g] !== -1) used[argTarget[g]!] = 1;
+  // What each command is, once per distinct command: 1 final, 2 assign, 0 other.
+  const role = new Uint8Array(commandNames.length);
+  for (let c = 0; c < commandNames.length; c++) role[c] = isFinalCommand(commandNames[c]!) ? 1 : commandNames[c] === 'assign' ? 2 : 0;
   const out: Diagnostic[] = [];
-  let i = 0;
-  for (const [name, d] of symbols.declarations) {
-    if (used[i++] || name === 'lastAnswer') continue;
-    if (d.command && isFinalCommand(d.command.name)) continue;
-    const isAssign = d.command?.name === 'assign';
+  for (let s = 0; s < tree.symbolCount; s++) {
+    if (used[s]) continue;
+    const i = symbolDecl[s]!;
+    const id = commandId[i]!;
+    if (id !== -1 && role[id] === 1) continue;
+    const name = tree.name(i);
+    if (name === 'lastAnswer') continue;
     out.push({
       code: 'unused-variable',
-      severity: isAssign ? 'warning' : 'info',
+      severity: id !== -1 && role[id] === 2 ? 'warning' : 'info',
       message: `Variable '${name}' is never used`,
-      range: d.nameRange,
+      range: tree.nameRange(i),
       data: { name },
     });
   }

@@ -45,3 +45,29 @@ export function availableCommands(skills: SkillsContext, plan: Plan | null): Com
   }
   return [...out.values()];
 }
+
+/** Where a command comes from, as completion's detail shows it. */
+export function commandDetail(command: CommandSpec, skillsSource: string | null): string {
+  if (command.source.kind === 'mcp') return `MCP tool${command.source.name ? ` (server ${command.source.name})` : ''}`;
+  const origin = commandOrigin(command);
+  return origin === 'skills' ? `skill${skillsSource ? ` (${skillsSource})` : ''}` : origin === 'plan' ? 'used in this plan' : origin;
+}
+
+/** The command's usage line: `fs.read_file path tail? head?` (required parameters bare, optional ones with `?`). */
+export function usageLine(command: CommandSpec): string {
+  return [command.name, ...(command.parameters ?? []).map((p) => (p.required === false ? `${p.name}?` : p.name))].join(' ');
+}
+
+/** Markdown: the description and, when known, the parameters in order with their descriptions. */
+export function commandDocumentation(command: CommandSpec): string {
+  const parts: string[] = [];
+  if (command.description) parts.push(command.description);
+  const params = command.parameters ?? [];
+  if (params.length > 0) {
+    parts.push(['Arguments, in order:', ...params.map((p) => `- \`${p.name}\`${p.required === false ? ' (optional)' : p.required ? ' (required)' : ''}${p.description ? ` — ${p.description}` : ''}`)].join('\n'));
+  }
+  if (command.source.kind === 'mcp') {
+    parts.push(command.sideEffects === false ? 'Read-only: no side effects.' : command.destructive ? 'Destructive: sessions ask every time.' : 'Has side effects: sessions ask for approval.');
+  }
+  return parts.join('\n\n');
+}

@@ -18,7 +18,7 @@ import {
 import type { AnalyzedDocument } from '../documents';
 import type { PositionMap } from '../to-lsp';
 import type { SkillsContext } from '../workspace';
-import { availableCommands, commandOrigin, type CommandOrigin } from './commands';
+import { availableCommands, commandDetail, commandDocumentation, commandOrigin, type CommandOrigin } from './commands';
 import { excerpt } from './locate';
 
 export interface CompletionInput {
@@ -183,8 +183,8 @@ function commandItems(input: CompletionInput, from: number, offset: number): Com
     return {
       label: c.name,
       kind: CompletionItemKind.Function,
-      detail: origin === 'skills' ? `skill${input.skills.source ? ` (${input.skills.source})` : ''}` : origin === 'plan' ? 'used in this plan' : origin,
-      documentation: c.description ? { kind: 'markdown', value: c.description } : undefined,
+      detail: commandDetail(c, input.skills.source),
+      documentation: commandDocumentation(c) !== '' ? { kind: 'markdown', value: commandDocumentation(c) } : undefined,
       sortText: `${order[origin]}${c.name}`,
       textEdit: { range, newText: commandToken(c.name) },
     };

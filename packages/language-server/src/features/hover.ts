@@ -6,7 +6,7 @@
 import { dependentsOf, type Declaration } from '@lightsop/core';
 import type { Hover, Position } from 'vscode-languageserver';
 import type { AnalyzedDocument } from '../documents';
-import { commandInfo, commandOrigin } from './commands';
+import { commandDocumentation, commandInfo, commandOrigin, usageLine } from './commands';
 import { excerpt, targetAt, type Target } from './locate';
 
 /** The longest run of backticks in the text (a loop: a text can hold 200k runs). */
@@ -66,6 +66,9 @@ function describeCommand(doc: AnalyzedDocument, name: string): string {
   const head = `**${origin === 'skills' ? 'command' : `${origin} command`}** ${inlineCode(name)}`;
   if (info) {
     const facts: string[] = [];
+    if (info.source.kind === 'mcp') {
+      return [head, inlineCode(usageLine(info)), commandDocumentation(info) || '*(no description)*', `*Tool of the MCP server ${inlineCode(info.source.name ?? '')}.*`].join('\n\n');
+    }
     if (info.parameters && info.parameters.length > 0) facts.push(`Parameters: ${info.parameters.map((p) => inlineCode(p.name)).join(', ')}`);
     if (info.sideEffects !== undefined && origin === 'skills') facts.push(info.sideEffects ? 'Has side effects: sessions ask for approval.' : 'No side effects.');
     const from = origin === 'skills' && doc.skills.source ? `*From ${inlineCode(doc.skills.source)}.*` : '';

@@ -17,7 +17,8 @@ export interface PromptOptions {
   history?: ChatMessage[] | unknown[];
   /**
    * Called once per answered request with the tokens the provider reported for it (providers that
-   * report none never call it). Token budgets (`TokenBudget`) count with it.
+   * report none never call it). The one usage hook: token budgets (`TokenBudget`), run records and
+   * the chat panel all count with it; a wrapper that listens calls the caller's `onUsage` too.
    */
   onUsage?: (usage: TokenUsage) => void;
   [key: string]: unknown;
@@ -27,6 +28,16 @@ export interface PromptOptions {
 export interface TokenUsage {
   inputTokens: number;
   outputTokens: number;
+  /** The provider's total when it reports one, else input plus output. */
+  totalTokens: number;
+}
+
+/** Reported counts as a `TokenUsage`: missing or nonsensical counts are 0, a missing total is the sum. */
+export function toTokenUsage(inputTokens: unknown, outputTokens: unknown, totalTokens?: unknown): TokenUsage {
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.floor(n) : null);
+  const input = count(inputTokens) ?? 0;
+  const output = count(outputTokens) ?? 0;
+  return { inputTokens: input, outputTokens: output, totalTokens: count(totalTokens) ?? input + output };
 }
 
 /**

@@ -7,8 +7,10 @@
  */
 import { setMaxListeners } from 'node:events';
 import { format } from 'node:util';
-import OpenAI, { APIConnectionError, APIConnectionTimeoutError, APIError, APIUserAbortError } from 'openai';
-import type { LlmAgent, ModelCall, PromptOptions, TokenUsage } from './agent';
+// The client library is loaded on the first request, not with the runtime: a host that never
+// talks to a model (lint, a plain run) does not pay for loading it.
+import type OpenAI from 'openai';
+import { toTokenUsage, type LlmAgent, type ModelCall, type PromptOptions, type TokenUsage } from './agent';
 import { redactSecrets } from '@lightsop/core';
 
 /** Per request attempt, in milliseconds. */
@@ -64,10 +66,8 @@ function toMessages(history: unknown[] | undefined): Message[] {
 }
 
 /** The provider's usage as token counts, or null when it reported none (or nonsense). */
-function usageOf(usage: { prompt_tokens?: unknown; completion_tokens?: unknown } | null | undefined): TokenUsage | null {
-  if (!usage) return null;
-  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) && n >= 0 ? Math.floor(n) : 0);
-  return { inputTokens: count(usage.prompt_tokens), outputTokens: count(usage.completion_tokens) };
+function usageOf(usage: { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown } | null | undefined): TokenUsage | null {
+  return usage ? toTokenUsage(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) : null;
 }
 
 /** The innermost `code` or message of a connection failure (`ECONNREFUSED`, `ENOTFOUND`, ...). */
@@ -86,8 +86,19 @@ function connectionCause(error: unknown): string {
   return message || 'connection failed';
 }
 
+type OpenAiSdk = typeof import('openai');
+
+let sdkLoading: Promise<OpenAiSdk> | null = null;
+
+/** The `openai` module, imported once, on first use. */
+function loadSdk(): Promise<OpenAiSdk> {
+  sdkLoading ??= import('openai');
+  return sdkLoading;
+}
+
 export class OpenAiCompatibleAgent implements LlmAgent {
-  private readonly client: OpenAI;
+  private client: { sdk: OpenAiSdk; instance: OpenAI } | null = null;
+  private readonly clientOptions: ConstructorParameters<typeof OpenAI>[0];
   private readonly timeoutMs: number;
   private readonly maxRetries: number;
   /** The endpoint as errors name it: no credentials, no trailing slash. */
@@ -102,7 +113,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
     // The client's logger passes a few arguments per call: a bounded spread.
     // eslint-disable-next-line no-restricted-syntax
     const line = (...args: unknown[]) => write(this.redact(format(...args)));
-    this.client = new OpenAI({
+    this.clientOptions = {
       baseURL,
       apiKey: settings.apiKey || 'not-needed',
       timeout: this.timeoutMs,
@@ -110,7 +121,15 @@ export class OpenAiCompatibleAgent implements LlmAgent {
       // The default logger is `console`, whose info and debug write to standard output, between
       // the JSON lines a script reads.
       logger: { error: line, warn: line, info: line, debug: line },
-    });
+    };
+  }
+
+  private async connect(): Promise<{ sdk: OpenAiSdk; instance: OpenAI }> {
+    if (!this.client) {
+      const sdk = await loadSdk();
+      this.client ??= { sdk, instance: new sdk.default(this.clientOptions) };
+    }
+    return this.client;
   }
 
   get model(): string {
@@ -125,6 +144,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
     // removes it; the caller's signal lives for a whole run and would collect them (Node warns
     // at eleven). So each call gets its own signal, linked to the caller's by one listener that
     // is removed when the call ends.
+    const { sdk, instance: client } = await this.connect();
     const outer = options.signal;
     const call = new AbortController();
     setMaxListeners(this.maxRetries + 2, call.signal);
@@ -140,7 +160,7 @@ export class OpenAiCompatibleAgent implements LlmAgent {
       if (this.settings.onToken) {
         // Usage arrives in a last chunk only when asked for; it is asked for only when someone counts.
         const usageOption = listening ? { stream_options: { include_usage: true } } : {};
-        const stream = await this.client.chat.completions.create({ model, messages, stream: true, ...usageOption, ...extra }, { signal: call.signal });
+        const stream = await client.chat.completions.create({ model, messages, stream: true, ...usageOption, ...extra }, { signal: call.signal });
         let text = '';
         for await (const chunk of stream) {
           if (chunk.model) responseModel = chunk.model;
@@ -153,16 +173,16 @@ export class OpenAiCompatibleAgent implements LlmAgent {
         }
         return text;
       }
-      const response = await this.client.chat.completions.create({ model, messages, ...extra }, { signal: call.signal });
+      const response = await client.chat.completions.create({ model, messages, ...extra }, { signal: call.signal });
       responseModel = response.model || null;
       usage = usageOf(response.usage);
       return response.choices[0]?.message?.content ?? '';
     } catch (error) {
-      if (outer?.aborted || error instanceof APIUserAbortError) {
+      if (outer?.aborted || error instanceof sdk.APIUserAbortError) {
         failure = 'aborted';
         throw error;
       }
-      failure = this.describe(error);
+      failure = this.describe(sdk, error);
       throw new Error(failure, { cause: error });
     } finally {
       outer?.removeEventListener('abort', onAbort);
@@ -184,15 +204,15 @@ export class OpenAiCompatibleAgent implements LlmAgent {
   }
 
   /** A one-line description of a failed request that names the endpoint and never the key. */
-  private describe(error: unknown): string {
+  private describe(sdk: OpenAiSdk, error: unknown): string {
     const attempts = `${this.maxRetries + 1} attempt${this.maxRetries === 0 ? '' : 's'}`;
-    if (error instanceof APIConnectionTimeoutError) {
+    if (error instanceof sdk.APIConnectionTimeoutError) {
       return `the language model at ${this.endpoint} did not answer within ${this.timeoutMs / 1000} s (${attempts})`;
     }
-    if (error instanceof APIConnectionError) {
+    if (error instanceof sdk.APIConnectionError) {
       return `cannot reach the language model at ${this.endpoint}: ${this.redact(connectionCause(error))} (${attempts})`;
     }
-    if (error instanceof APIError && typeof error.status === 'number') {
+    if (error instanceof sdk.APIError && typeof error.status === 'number') {
       const body = error.error as { message?: unknown } | undefined;
       const detail = typeof body?.message === 'string' ? body.message : error.message.replace(/^\d{3}\s*/, '');
       return `the language model at ${this.endpoint} answered HTTP ${error.status}${detail ? `: ${this.redact(detail)}` : ''}`;

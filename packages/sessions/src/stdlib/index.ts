@@ -15,7 +15,7 @@ import { denialText, followUpApprover, isSupervised, normalizeDecision, type Fol
 import type { CommandInfo, Supervisor } from '../types';
 import { editWorkspaceFile, listWorkspaceFolder, readWorkspaceFile, realRoot, writeWorkspaceFile } from './workspace';
 
-export { WorkspacePathError, resolveInWorkspace } from './workspace';
+export { WorkspacePathError, resolveInWorkspace, readWorkspaceFile } from './workspace';
 
 export interface StandardSkillsOptions {
   /** The workspace root; file skills never leave it. */

@@ -1,0 +1,176 @@
+/**
+ * The tools of every configured MCP server as commands (docs/mcp.md): each tool as `SERVER.TOOL`,
+ * and under its bare name too for a server with `bareNames` when no other command has that name.
+ * A server that cannot be started or listed is a problem of its own; the others still serve.
+ * `withMcpTools` joins the tools to a skills registry: one registry, one command surface.
+ */
+import { BUILTIN_COMMANDS, readRegistryCommands, type CommandSpec, type ResolvedMcpServer } from '@lightsop/core';
+import type { CommandPayload, CommandRegistry, Responder } from '../skills/registry';
+import { McpConnection, McpServerError, type McpConnectOptions } from './connection';
+import { toolArguments, toolCommandSpec, toolResultValue, ToolArgumentError, type McpToolInfo } from './tools';
+
+export interface McpServerProblem {
+  readonly server: string;
+  /** Why, secrets redacted (`MCP server "fs": cannot start ...`). */
+  readonly message: string;
+}
+
+interface Route {
+  readonly connection: McpConnection;
+  readonly tool: McpToolInfo;
+}
+
+export interface McpProgress {
+  readonly command: string;
+  readonly variable: string;
+  readonly progress: number;
+  readonly total?: number;
+  readonly message?: string;
+}
+
+export interface OpenMcpOptions extends McpConnectOptions {
+  /** Called with each progress notification of a tool call. */
+  readonly onProgress?: (progress: McpProgress) => void;
+}
+
+export class McpToolSet {
+  static readonly EMPTY = new McpToolSet([], [], {});
+
+  readonly #connections: readonly McpConnection[];
+  readonly problems: readonly McpServerProblem[];
+  readonly #onProgress: ((progress: McpProgress) => void) | undefined;
+
+  private constructor(connections: readonly McpConnection[], problems: readonly McpServerProblem[], options: OpenMcpOptions) {
+    this.#connections = connections;
+    this.problems = problems;
+    this.#onProgress = options.onProgress;
+  }
+
+  /** The tools of connections a host manages itself (the language server); closing the set closes them. */
+  static of(connections: readonly McpConnection[]): McpToolSet {
+    return new McpToolSet(connections, [], {});
+  }
+
+  /** Starts or reaches every server at once; a server that fails is listed in `problems`. */
+  static async open(servers: readonly ResolvedMcpServer[], options: OpenMcpOptions = {}): Promise<McpToolSet> {
+    if (servers.length === 0) return McpToolSet.EMPTY;
+    const settled = await Promise.allSettled(servers.map((s) => McpConnection.connect(s, options)));
+    const connections: McpConnection[] = [];
+    const problems: McpServerProblem[] = [];
+    settled.forEach((r, i) => {
+      if (r.status === 'fulfilled') connections.push(r.value);
+      else {
+        const name = servers[i]!.name;
+        problems.push({ server: name, message: r.reason instanceof McpServerError ? r.reason.message : `MCP server "${name}": ${String(r.reason)}` });
+      }
+    });
+    return new McpToolSet(connections, problems, options);
+  }
+
+  get connections(): readonly McpConnection[] {
+    return this.#connections;
+  }
+
+  /** Every command name and the tool it calls, qualified names first; `taken` names are never bare names. */
+  #routes(taken: (name: string) => boolean): Map<string, Route> {
+    const routes = new Map<string, Route>();
+    for (const connection of this.#connections) {
+      for (const tool of connection.tools) routes.set(`${connection.server.name}.${tool.name}`, { connection, tool });
+    }
+    for (const connection of this.#connections) {
+      if (!connection.server.bareNames) continue;
+      for (const tool of connection.tools) {
+        if (routes.has(tool.name) || taken(tool.name) || BUILTIN_COMMANDS.includes(tool.name)) continue;
+        routes.set(tool.name, { connection, tool });
+      }
+    }
+    return routes;
+  }
+
+  /** The tools as command specs; `taken` says which names other commands already have. */
+  commands(taken: (name: string) => boolean = () => false): CommandSpec[] {
+    const out: CommandSpec[] = [];
+    for (const [name, route] of this.#routes(taken)) {
+      if (taken(name)) continue;
+      out.push(toolCommandSpec(route.connection.server.name, route.tool, name));
+    }
+    return out;
+  }
+
+  /**
+   * Calls the tool `name` with a plan's arguments. Resolves to the value, or rejects with an
+   * Error whose message is the tool's error text (or why the arguments do not fit).
+   */
+  async call(name: string, args: readonly unknown[], payload: { signal?: AbortSignal; variable?: string }, taken: (name: string) => boolean = () => false): Promise<unknown> {
+    const route = this.#routes(taken).get(name);
+    if (!route) throw new Error(`Unknown command ${name}`);
+    let input: Record<string, unknown>;
+    try {
+      input = toolArguments(route.tool, args);
+    } catch (error) {
+      if (error instanceof ToolArgumentError) throw new Error(`${name}: ${error.message}`);
+      throw error;
+    }
+    payload.signal?.throwIfAborted();
+    const onProgress = this.#onProgress;
+    let result;
+    try {
+      result = await route.connection.callTool(route.tool.name, input, {
+        ...(payload.signal ? { signal: payload.signal } : {}),
+        ...(onProgress ? { onProgress: (p: { progress: number; total?: number; message?: string }) => onProgress({ command: name, variable: payload.variable ?? '', ...p }) } : {}),
+      });
+    } catch (error) {
+      if (payload.signal?.aborted) throw error;
+      throw new Error(route.connection.redact(`${name}: ${error instanceof Error ? error.message : String(error)}`));
+    }
+    const value = toolResultValue(result);
+    if (!value.ok) throw new Error(route.connection.redact(value.error));
+    return value.value;
+  }
+
+  /** Closes every connection (stdio servers stop). */
+  async close(): Promise<void> {
+    await Promise.all(this.#connections.map((c) => c.close()));
+  }
+}
+
+/**
+ * One registry with the commands of `base` (a skills module's registry, or none) and the MCP
+ * tools: `base` wins a name both have. Execution of a tool goes to its server with the payload's
+ * abort signal; everything else goes to `base`.
+ */
+export function withMcpTools(base: CommandRegistry | null, tools: McpToolSet): CommandRegistry {
+  if (tools.connections.length === 0 && base) return base;
+  const baseNames = () => new Set(base ? readRegistryCommands(base).map((c) => c.name) : []);
+  const registry: CommandRegistry = {
+    listCommands() {
+      const names = baseNames();
+      const own = base ? readRegistryCommands(base) : [];
+      return [...own, ...tools.commands((n) => names.has(n))];
+    },
+    async executeCommand(payload: CommandPayload, responder: Responder) {
+      const names = baseNames();
+      if (base && names.has(payload.command)) return base.executeCommand(payload, responder);
+      if (tools.commands((n) => names.has(n)).some((c) => c.name === payload.command)) {
+        try {
+          return responder.success(await tools.call(payload.command, payload.args, payload, (n) => names.has(n)));
+        } catch (error) {
+          // The run was stopped: the call was cancelled on the server (notifications/cancelled).
+          if (payload.signal?.aborted) return responder.cancel(abortReason(payload.signal));
+          return responder.fail(error instanceof Error ? error.message : String(error));
+        }
+      }
+      if (base) return base.executeCommand(payload, responder);
+      throw new Error(`Unknown command ${payload.command}: no skills module or MCP server provides it`);
+    },
+  };
+  if (base?.autoCancel !== undefined) registry.autoCancel = base.autoCancel;
+  if (base?.cancelHeuristic) registry.cancelHeuristic = base.cancelHeuristic;
+  return registry;
+}
+
+function abortReason(signal: AbortSignal): string {
+  const reason: unknown = signal.reason;
+  const text = reason instanceof Error ? reason.message : typeof reason === 'string' ? reason : '';
+  return text !== '' ? `cancelled on the MCP server (${text})` : 'cancelled on the MCP server';
+}

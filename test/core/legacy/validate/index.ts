@@ -1,0 +1,54 @@
+/**
+ * Static analysis of a plan: parse, then the checks of section 4 in check order. This is the
+ * single entry point that the CLI, the runtime and the language server share.
+ */
+import type { Plan } from '../../../../packages/core/src/ast';
+import type { Diagnostic } from '../../../../packages/core/src/diagnostics/diagnostic';
+import { parsePlan } from '../build-ast';
+import type { LineIndex } from '../../../../packages/core/src/text/line-index';
+import { CommandSurface, type SkillsDescription } from '../../../../packages/core/src/commands/surface';
+import { checkCommands } from './skills';
+import { buildSymbols, type Symbols } from './symbols';
+import { checkCycles, checkUndefined } from './topology';
+import { checkUnused } from './unused';
+
+export interface AnalyzeOptions {
+  /**
+   * The commands plans may call, as a surface or as a skills description; `unknown-command` is
+   * only checked when they are given (`commands` wins over `skills`).
+   */
+  readonly commands?: CommandSurface | null;
+  readonly skills?: SkillsDescription | null;
+  /**
+   * Whether the implicit `input` variable exists. Lint and the language server cannot know, so
+   * the default is true; `lightsop run` passes whether `--input` was given.
+   */
+  readonly inputDeclared?: boolean;
+}
+
+export interface Analysis {
+  readonly source: string;
+  readonly plan: Plan;
+  /** Every diagnostic, in check order (4.1). */
+  readonly diagnostics: readonly Diagnostic[];
+  readonly lineIndex: LineIndex;
+  readonly symbols: Symbols;
+}
+
+/** Parses and validates a plan. Never throws on user text. */
+export function analyzePlan(source: string, options: AnalyzeOptions = {}): Analysis {
+  const { plan, diagnostics, lineIndex, firstDeclarations } = parsePlan(source);
+  const symbols = buildSymbols(plan, firstDeclarations);
+  let all: Diagnostic[] = diagnostics;
+  if (!plan.english) {
+    const commands = options.commands ?? (options.skills ? CommandSurface.fromDescription(options.skills) : null);
+    // concat, not push(...): a large plan can have more diagnostics than a call has arguments.
+    all = all.concat(
+      checkUndefined(plan, symbols, options.inputDeclared ?? true),
+      checkCycles(symbols),
+      commands ? checkCommands(plan, commands) : [],
+      checkUnused(plan, symbols),
+    );
+  }
+  return { source, plan, diagnostics: all, lineIndex, symbols };
+}

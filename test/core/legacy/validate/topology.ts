@@ -1,0 +1,227 @@
+/**
+ * Topology checks (4.3): undefined references and dependency cycles. Cycle detection peels the
+ * acyclic part of the graph with flat arrays (linear, no recursion), then hands what remains to
+ * graphlib's Tarjan to find the strongly connected components; graphlib's recursion is only
+ * trusted on small remainders, larger ones use the iterative fallback below.
+ */
+import { alg, Graph } from '@dagrejs/graphlib';
+import type { Declaration, Plan, ReferenceArgument } from '../../../../packages/core/src/ast';
+import type { Diagnostic } from '../../../../packages/core/src/diagnostics/diagnostic';
+import { didYouMean, suggest } from '../../../../packages/core/src/validate/suggest';
+import type { Symbols } from './symbols';
+
+/** Did-you-mean is computed for this many distinct misspelt names; the rest get none. */
+const MAX_SUGGESTED_NAMES = 200;
+
+/** `undefined-variable` on every reference to an undeclared name, in source order. */
+export function checkUndefined(plan: Plan, symbols: Symbols, inputDeclared: boolean): Diagnostic[] {
+  const out: Diagnostic[] = [];
+  const suggestions = new Map<string, string[]>();
+  for (const d of plan.declarations) {
+    for (const a of d.arguments) {
+      if (a.kind !== 'reference' || symbols.declarations.has(a.name)) continue;
+      if (inputDeclared && a.name === 'input') continue;
+      let hints = suggestions.get(a.name);
+      if (!hints) {
+        hints = suggestions.size < MAX_SUGGESTED_NAMES
+          ? suggest(a.name, inputDeclared ? [...symbols.declarations.keys(), 'input'] : symbols.declarations.keys())
+          : [];
+        suggestions.set(a.name, hints);
+      }
+      const user = d.name === '' ? '' : ` (used by '${d.name}')`;
+      out.push({
+        code: 'undefined-variable',
+        severity: 'error',
+        message: `Variable '${a.name}' is not declared${user}${hints.length ? '.' + didYouMean(hints) : ''}`,
+        range: a.range,
+        data: { name: a.name, suggestions: hints },
+      });
+    }
+  }
+  return out;
+}
+
+/** Graphlib's recursive Tarjan overflows the stack somewhere above a few thousand nodes. */
+const GRAPHLIB_TARJAN_LIMIT = 2000;
+/** Messages name at most this many steps of a cycle; related locations stop at MAX_RELATED. */
+const MAX_CYCLE_NAMES = 12;
+const MAX_RELATED = 100;
+
+/** `cycle`: one diagnostic per strongly connected component that contains a cycle. */
+export function checkCycles(symbols: Symbols): Diagnostic[] {
+  const decls: Declaration[] = [...symbols.declarations.values()];
+  const n = decls.length;
+  const idx = symbols.indexOf;
+  // Dependencies in compressed rows: deps of i are targets[offsets[i] .. offsets[i + 1]).
+  const offsets = new Int32Array(n + 1);
+  let resolved = new Int32Array(Math.max(16, n));
+  let edgeCount = 0;
+  for (let i = 0; i < n; i++) {
+    offsets[i] = edgeCount;
+    for (const name of decls[i]!.dependencies) {
+      const j = idx.get(name);
+      if (j === undefined) continue;
+      if (edgeCount === resolved.length) {
+        const grown = new Int32Array(resolved.length * 2);
+        grown.set(resolved);
+        resolved = grown;
+      }
+      resolved[edgeCount++] = j;
+    }
+  }
+  offsets[n] = edgeCount;
+  const targets = resolved.subarray(0, edgeCount);
+  const dependentCount = new Int32Array(n);
+  for (let e = 0; e < edgeCount; e++) dependentCount[targets[e]!]!++;
+  // Reverse rows: the dependents of each declaration.
+  const revOffsets = new Int32Array(n + 1);
+  for (let i = 0; i < n; i++) revOffsets[i + 1] = revOffsets[i]! + dependentCount[i]!;
+  const fill = revOffsets.slice(0, n);
+  const sources = new Int32Array(edgeCount);
+  for (let i = 0; i < n; i++) for (let e = offsets[i]!; e < offsets[i + 1]!; e++) sources[fill[targets[e]!]!++] = i;
+
+  // Peel declarations whose dependencies are all resolved (Kahn), then those nothing left depends on.
+  const remaining = new Int32Array(n);
+  const alive = new Uint8Array(n).fill(1);
+  const queue = new Int32Array(n);
+  let head = 0;
+  let tail = 0;
+  for (let i = 0; i < n; i++) {
+    remaining[i] = offsets[i + 1]! - offsets[i]!;
+    if (remaining[i] === 0) queue[tail++] = i;
+  }
+  while (head < tail) {
+    const i = queue[head++]!;
+    alive[i] = 0;
+    for (let e = revOffsets[i]!; e < revOffsets[i + 1]!; e++) if (--remaining[sources[e]!]! === 0) queue[tail++] = sources[e]!;
+  }
+  if (tail === n) return [];
+  const inDegree = new Int32Array(n);
+  for (let i = 0; i < n; i++) if (alive[i]) for (let e = offsets[i]!; e < offsets[i + 1]!; e++) if (alive[targets[e]!]) inDegree[targets[e]!]!++;
+  head = tail = 0;
+  for (let i = 0; i < n; i++) if (alive[i] && inDegree[i] === 0) queue[tail++] = i;
+  while (head < tail) {
+    const i = queue[head++]!;
+    alive[i] = 0;
+    for (let e = offsets[i]!; e < offsets[i + 1]!; e++) if (alive[targets[e]!] && --inDegree[targets[e]!]! === 0) queue[tail++] = targets[e]!;
+  }
+  const deps = (i: number): number[] => Array.from(targets.subarray(offsets[i]!, offsets[i + 1]!));
+  const rest: number[] = [];
+  for (let i = 0; i < n; i++) if (alive[i]) rest.push(i);
+  if (rest.length === 0) return [];
+
+  const depLists: number[][] = [];
+  for (const i of rest) depLists[i] = deps(i);
+  const components = rest.length <= GRAPHLIB_TARJAN_LIMIT
+    ? graphlibComponents(rest, depLists, alive)
+    : iterativeComponents(rest, depLists, alive);
+
+  const out: { at: number; diagnostic: Diagnostic }[] = [];
+  for (const members of components) {
+    const set = new Set(members);
+    if (members.length === 1 && !depLists[members[0]!]!.includes(members[0]!)) continue;
+    // A loop, not Math.min(...members): a component can have more members than a call has arguments.
+    let first = members[0]!;
+    for (const m of members) if (m < first) first = m;
+    const decl = decls[first]!;
+    const ref = decl.arguments.find((a): a is ReferenceArgument => a.kind === 'reference' && set.has(idx.get(a.name) ?? -1))!;
+    const path = cyclePath(first, idx.get(ref.name)!, depLists, set).map((i) => decls[i]!.name);
+    const sorted = [...members].sort((a, b) => a - b);
+    const shown = path.length <= MAX_CYCLE_NAMES ? path.join(' -> ')
+      : `${path.slice(0, MAX_CYCLE_NAMES - 1).join(' -> ')} -> ... -> ${decl.name} (${path.length - 1} declarations)`;
+    out.push({
+      at: ref.range.start,
+      diagnostic: {
+        code: 'cycle',
+        severity: 'error',
+        message: `Dependency cycle: ${shown}`,
+        range: ref.range,
+        data: { name: decl.name, cycle: path },
+        related: sorted.filter((i) => i !== first).slice(0, MAX_RELATED).map((i) => ({
+          message: `'${decls[i]!.name}' is part of the dependency cycle through '${decl.name}'`,
+          range: decls[i]!.nameRange,
+        })),
+      },
+    });
+  }
+  return out.sort((a, b) => a.at - b.at).map((o) => o.diagnostic);
+}
+
+/** Strongly connected components of the remainder, by graphlib (node ids are indices). */
+function graphlibComponents(rest: number[], deps: number[][], alive: Uint8Array): number[][] {
+  const g = new Graph({ directed: true });
+  for (const i of rest) g.setNode(String(i));
+  for (const i of rest) for (const j of deps[i]!) if (alive[j]) g.setEdge(String(i), String(j));
+  return alg.tarjan(g).map((c) => c.map(Number));
+}
+
+/** Iterative Tarjan for remainders too deep for graphlib's recursion. */
+function iterativeComponents(rest: number[], deps: number[][], alive: Uint8Array): number[][] {
+  const index = new Map<number, number>();
+  const low = new Map<number, number>();
+  const onStack = new Set<number>();
+  const stack: number[] = [];
+  const out: number[][] = [];
+  let counter = 0;
+  for (const root of rest) {
+    if (index.has(root)) continue;
+    const work: { v: number; k: number }[] = [{ v: root, k: 0 }];
+    index.set(root, counter);
+    low.set(root, counter++);
+    stack.push(root);
+    onStack.add(root);
+    while (work.length > 0) {
+      const frame = work[work.length - 1]!;
+      const edges = deps[frame.v]!;
+      if (frame.k < edges.length) {
+        const w = edges[frame.k++]!;
+        if (!alive[w]) continue;
+        if (!index.has(w)) {
+          index.set(w, counter);
+          low.set(w, counter++);
+          stack.push(w);
+          onStack.add(w);
+          work.push({ v: w, k: 0 });
+        } else if (onStack.has(w)) low.set(frame.v, Math.min(low.get(frame.v)!, index.get(w)!));
+        continue;
+      }
+      work.pop();
+      if (work.length > 0) {
+        const parent = work[work.length - 1]!.v;
+        low.set(parent, Math.min(low.get(parent)!, low.get(frame.v)!));
+      }
+      if (low.get(frame.v) === index.get(frame.v)) {
+        const component: number[] = [];
+        let w: number;
+        do {
+          w = stack.pop()!;
+          onStack.delete(w);
+          component.push(w);
+        } while (w !== frame.v);
+        out.push(component);
+      }
+    }
+  }
+  return out;
+}
+
+/** A shortest path start -> next -> ... -> start inside one component (breadth-first). */
+function cyclePath(start: number, next: number, deps: number[][], members: Set<number>): number[] {
+  if (next === start) return [start, start];
+  const parent = new Map<number, number>([[next, -1]]);
+  let frontier = [next];
+  while (frontier.length > 0 && !parent.has(start)) {
+    const following: number[] = [];
+    for (const v of frontier) {
+      for (const w of deps[v]!) {
+        if (!members.has(w) || parent.has(w)) continue;
+        parent.set(w, v);
+        following.push(w);
+      }
+    }
+    frontier = following;
+  }
+  const back: number[] = [];
+  for (let v = start; v !== -1; v = parent.get(v)!) back.push(v);
+  return [start, ...back.reverse()];
+}
