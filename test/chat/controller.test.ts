@@ -84,6 +84,20 @@ describe('chat controller: sending and answers', () => {
     expectAgreement(s);
   });
 
+  it('the usage line: the page gets the tokens the provider reported, summed over the requests', async () => {
+    const s = await setup((r) => ({ text: lastUser(r) === 'one' ? '@lastAnswer final_answer first' : '@lastAnswer final_answer second', usage: { inputTokens: 300, outputTokens: 20 } }));
+    expect(s.page.state.usage).toBeNull();
+    await send(s, 'one');
+    await settledTurn(s, 'one');
+    await waitFor('the usage of the first request', () => s.page.state.usage?.inputTokens === 300);
+    expect(s.page.state.usage).toEqual({ inputTokens: 300, outputTokens: 20 });
+    await send(s, 'two');
+    await settledTurn(s, 'two');
+    await waitFor('the usage of both requests', () => s.page.state.usage?.inputTokens === 600);
+    expect(s.page.state.usage).toEqual({ inputTokens: 600, outputTokens: 40 });
+    expectAgreement(s);
+  });
+
   it('messages sent while a turn runs are queued; Remove cancels a queued one and the others run in order', async () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));

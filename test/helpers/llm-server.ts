@@ -29,6 +29,8 @@ export interface ScriptedReply {
   toolCalls?: { name: string; arguments: unknown }[];
   /** Extra response headers (e.g. `retry-after-ms` to make the client retry at once). */
   headers?: Record<string, string>;
+  /** The usage the reply reports (default 1 prompt and 1 completion token). */
+  usage?: { inputTokens: number; outputTokens: number };
 }
 
 export type Script = (request: ChatRequest, index: number) => ScriptedReply | string | Promise<ScriptedReply | string>;
@@ -62,8 +64,14 @@ function completion(model: string, reply: ScriptedReply) {
     created: Math.floor(Date.now() / 1000),
     model,
     choices: [{ index: 0, finish_reason: toolCalls ? 'tool_calls' : 'stop', message: { role: 'assistant', content: reply.text ?? null, ...(toolCalls ? { tool_calls: toolCalls } : {}) } }],
-    usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+    usage: usageOf(reply),
   };
+}
+
+function usageOf(reply: ScriptedReply) {
+  const input = reply.usage?.inputTokens ?? 1;
+  const output = reply.usage?.outputTokens ?? 1;
+  return { prompt_tokens: input, completion_tokens: output, total_tokens: input + output };
 }
 
 export async function startLlmServer(script: Script): Promise<LlmServer> {
@@ -109,6 +117,10 @@ export async function startLlmServer(script: Script): Promise<LlmServer> {
         res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: request.model, choices: [{ index: 0, delta: { content: piece }, finish_reason: null }] })}\n\n`);
       }
       res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: request.model, choices: [{ index: 0, delta: {}, finish_reason: 'stop' }] })}\n\n`);
+      // The usage chunk comes last and only when asked for, as OpenAI sends it.
+      if ((request.stream_options as { include_usage?: boolean } | undefined)?.include_usage) {
+        res.write(`data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 0, model: request.model, choices: [], usage: usageOf(reply) })}\n\n`);
+      }
       res.end('data: [DONE]\n\n');
       return;
     }

@@ -235,7 +235,7 @@ describe('lightsop chat, the built binary', () => {
     const res = await lightsopAsync(['chat', '--skills', 'examples/skills.mjs', '--json', '--approve-all'], { input: 'Greet Ada\n', env });
     expect(res.code).toBe(0);
     const events = res.stdout.trim().split('\n').map((l) => JSON.parse(l));
-    expect(events.map((e) => e.type)).toEqual(['turn', 'plan', 'variable', 'tool_reason', 'approval', 'tool', 'tool', 'variable', 'variable', 'variable', 'answer']);
+    expect(events.map((e) => e.type)).toEqual(['turn', 'plan', 'variable', 'tool_reason', 'approval', 'tool', 'tool', 'variable', 'variable', 'variable', 'usage', 'answer']);
     expect(events).toContainEqual({ type: 'variable', variable: 'greeting', command: 'greet', state: 'success', value: 'Hello, Ada!' });
     expect(events.at(-1)).toEqual({ type: 'answer', status: 'answered', text: 'Hello, Ada!' });
     expect(server.requests[0]!.model).toBe('scripted');

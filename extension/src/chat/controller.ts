@@ -386,6 +386,8 @@ export class ChatController {
   readonly #reviews = new Map<string, PendingReview>();
   readonly #running = new Map<string, string>();
   #restoreQueue: SavedConversation[] = [];
+  /** The tokens used by this panel's model requests so far. */
+  #usage = { inputTokens: 0, outputTokens: 0 };
   readonly #skills = new SwitchableRegistry(combineRegistries());
   #skillsStamp: string | null = null;
   /** The commands the sessions offer (reserved names left out), read when the skills last changed. */
@@ -429,6 +431,13 @@ export class ChatController {
         if (!resolved.ok) throw new Error(resolved.message);
         const rest = { ...options };
         if (!rest.model || rest.model === DEFAULT_MODEL) delete rest.model;
+        // Usage, where the provider reports it (the OpenAI-compatible one does): the panel's usage line.
+        const callers = rest.onUsage;
+        rest.onUsage = (usage) => {
+          this.#usage = { inputTokens: this.#usage.inputTokens + usage.inputTokens, outputTokens: this.#usage.outputTokens + usage.outputTokens };
+          this.#emit({ type: 'usage', usage: this.#usage });
+          callers?.(usage);
+        };
         return resolved.agent.executePrompt(prompt, rest);
       },
     };

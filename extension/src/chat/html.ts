@@ -146,6 +146,7 @@ export function chatHtml(o: ChatHtmlOptions): string {
   #toolbar .grow { flex: 1; }
   #picker-status.error { color: var(--bad); }
   #tab-notice { margin-bottom: 6px; }
+  #usage { color: var(--muted); font-size: 0.85em; }
   #tab-notice.error { color: var(--bad); }
   #composer { display: flex; gap: 6px; align-items: stretch; }
   #input { flex: 1; min-height: 3.2em; padding: 4px 6px; }
@@ -168,6 +169,7 @@ export function chatHtml(o: ChatHtmlOptions): string {
     <label>Effort <select id="effort"></select></label>
     <span id="picker-status"></span>
     <span class="grow"></span>
+    <span id="usage" hidden></span>
     <span id="status"></span>
     <button id="stop" hidden>Stop</button>
   </div>

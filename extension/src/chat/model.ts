@@ -235,6 +235,13 @@ export interface ChatState {
   readonly noticeSerial: number;
   readonly stopped: boolean;
   readonly faulted: string | null;
+  /** The tokens the panel's model requests have used, as the provider reported them (null before any). */
+  readonly usage: UsageView | null;
+}
+
+export interface UsageView {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
 }
 
 /** Everything the host tells the page, in order. */
@@ -247,6 +254,7 @@ export type PanelEvent =
   | { readonly type: 'review_state'; readonly loopId: string; readonly id: string; readonly state: ReviewState; readonly reason?: string }
   | { readonly type: 'tab_hidden'; readonly loopId: string; readonly hidden: boolean }
   | { readonly type: 'stopping'; readonly loopIds: readonly string[] }
+  | { readonly type: 'usage'; readonly usage: UsageView }
   | { readonly type: 'notice'; readonly loopId: string | null; readonly level: 'info' | 'error'; readonly text: string }
   | { readonly type: 'picker'; readonly loopId: string; readonly pending: PickerChange | null; readonly error: string | null }
   | { readonly type: 'restored'; readonly loopId: string; readonly turns: readonly RestoredTurn[] }
@@ -271,6 +279,7 @@ export function emptyState(): ChatState {
     noticeSerial: 0,
     stopped: false,
     faulted: null,
+    usage: null,
   };
 }
 
@@ -444,6 +453,8 @@ function applyRegistry(state: ChatState, e: RegistryEventView): ChatState {
 /** Applies one panel event. Pure: returns a new state, never changes the old one. */
 export function applyPanelEvent(state: ChatState, e: PanelEvent): ChatState {
   switch (e.type) {
+    case 'usage':
+      return { ...state, usage: e.usage };
     case 'registry':
       return applyRegistry(state, e.event);
     case 'user_message':

@@ -418,6 +418,16 @@ function renderBanners(): void {
   if (state.faulted) box.append(banner('error', `The session registry stopped accepting changes: ${state.faulted}. Stop still works; reload the window to start over.`));
   if (state.stopped) box.append(banner('info', 'The chat was shut down.'));
   if (state.notice) box.append(banner(state.notice.level === 'error' ? 'error' : 'info', state.notice.text));
+  renderUsage();
+}
+
+/** The small usage line: the tokens the provider reported for this panel's requests. */
+function renderUsage(): void {
+  const line = $('usage');
+  const usage = state.usage;
+  line.hidden = usage === null;
+  line.textContent = usage ? `tokens: ${usage.inputTokens} in · ${usage.outputTokens} out` : '';
+  line.title = 'Tokens used by this chat\'s model requests, as the provider reported them';
 }
 
 function renderToolbar(tab: TabView | undefined): void {

@@ -17,6 +17,8 @@ export interface LlmConfig {
   readonly timeoutMs?: number;
   /** `llm.retries`. */
   readonly maxRetries?: number;
+  /** `llm.maxTokens`: the token budget of an english plan or a chat session. */
+  readonly maxTokens?: number;
 }
 
 export interface Config {

@@ -5,7 +5,7 @@
  * where it came from), and the client built with the CLI's log on standard error. The key is
  * remembered as a secret, so nothing the CLI prints can show it.
  */
-import { OpenAiCompatibleAgent, resolveLlmSettings, type LlmSettings } from '@lightsop/runtime';
+import { OpenAiCompatibleAgent, resolveLlmSettings, type LlmSettings, type ModelCall } from '@lightsop/runtime';
 import type { Config } from './config';
 import { CliError } from './errors';
 import type { Io } from './io';
@@ -20,6 +20,13 @@ export interface LlmFlags {
   readonly llmTimeout?: number;
   /** `--llm-retries`. */
   readonly llmRetries?: number;
+  /** `--max-tokens`: the token budget of an english plan or a chat session. */
+  readonly maxTokens?: number;
+}
+
+/** The token budget: `--max-tokens`, else the config's `llm.maxTokens`, else none (null). */
+export function resolveMaxTokens(flags: LlmFlags, config: Config | null | undefined): number | null {
+  return flags.maxTokens ?? config?.llm?.maxTokens ?? null;
 }
 
 /** Resolves and checks the settings; throws a CliError with `exitCode` when the base URL is unusable. */
@@ -44,8 +51,9 @@ function checkBaseUrl(url: string, source: string, exitCode: number): void {
 }
 
 /** The OpenAI-compatible client for checked settings; its log (OPENAI_LOG) goes to standard error. */
-export function createLlmAgent(settings: LlmSettings & { baseUrl: string; model: string }, io: Io): OpenAiCompatibleAgent {
+export function createLlmAgent(settings: LlmSettings & { baseUrl: string; model: string }, io: Io, onCall?: (call: ModelCall) => void): OpenAiCompatibleAgent {
   return new OpenAiCompatibleAgent({
+    onCall,
     baseUrl: settings.baseUrl,
     model: settings.model,
     apiKey: settings.apiKey,

@@ -74,7 +74,9 @@ function addLlmOptions(command: Command, baseUrlHelp: string, modelHelp: string)
     })
     .option('--llm-model <name>', modelHelp)
     .option('--llm-timeout <duration>', 'give up on a model request attempt after this long (default 2m; config "llm.timeout")', durationOption())
-    .option('--llm-retries <n>', 'retries of a failed model request: connection errors, timeouts, 429, 5xx (default 3; config "llm.retries")', nonNegativeInt);
+    .option('--llm-retries <n>', 'retries of a failed model request: connection errors, timeouts, 429, 5xx (default 3; config "llm.retries")', nonNegativeInt)
+    .option('--max-tokens <n>', 'token budget (input + output, as the provider reports them): no model request starts once it is spent (config "llm.maxTokens")', positiveInt)
+    .option('--otel', 'export OpenTelemetry traces over OTLP/HTTP (also on when OTEL_EXPORTER_OTLP_ENDPOINT is set; docs/tracing.md)');
 }
 
 /** Builds the program; each action stores its exit code in `result.code`. */

@@ -15,7 +15,8 @@ export { cancelHeuristic } from './cancel-heuristic';
 export { createResponder, type ResponderState } from './responder';
 export { publicForm, dataText, errorText, textOf, nextTimestamp, type Status, type Value, type RootCause } from './values';
 export type { GenerationRequest } from './english/prompt';
-export type { LlmAgent, PromptOptions, ChatMessage } from './llm/agent';
+export type { LlmAgent, PromptOptions, ChatMessage, TokenUsage, ModelCall } from './llm/agent';
+export { TokenBudget, TokenBudgetExceededError, withTokenBudget } from './llm/budget';
 export {
   OpenAiCompatibleAgent, DEFAULT_LLM_RETRIES, DEFAULT_LLM_TIMEOUT_MS, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings,
 } from './llm/openai-agent';

@@ -9,6 +9,7 @@ import { cancelHeuristic as builtinHeuristic } from './cancel-heuristic';
 import { buildGenerationPrompt, finalCommandsAvailable, stripFences, type GenerationRequest } from './english/prompt';
 import { ConfigurationError, PlanGenerationError, PlanValidationError } from './errors';
 import { isLlmAgent, type LlmAgent, type PromptOptions } from './llm/agent';
+import { TokenBudgetExceededError } from './llm/budget';
 import { ensureMonitor, type ExecutionMonitor } from './monitor';
 import { createResponder } from './responder';
 import { RankQueue, rankOrder } from './scheduler';
@@ -884,6 +885,8 @@ export class Interpreter {
         this.validateAndApply(code, this.generatedPlanCommands());
       } catch (error) {
         if (ctx.aborted) return { aborted: true, commands: ctx.commands, failures: this.failures() };
+        // A spent token budget ends generation: no further round would be allowed a request.
+        if (error instanceof TokenBudgetExceededError) throw error;
         if (!(error instanceof PlanGenerationError || error instanceof PlanValidationError)) throw error;
         lastError = error;
         failures = [{ variable: '__plan__', reason: `plan-error:${error.message}` }];
@@ -926,6 +929,7 @@ export class Interpreter {
         ctx.aborted = true;
         throw error;
       }
+      if (error instanceof TokenBudgetExceededError) throw error;
       throw new PlanGenerationError(`the language model failed: ${errorText(error)}`, english.attempt);
     }
     if (typeof answer !== 'string' || answer.trim() === '') throw new PlanGenerationError('LLMAgent returned empty code', english.attempt);
@@ -976,6 +980,8 @@ export class Interpreter {
         return true;
       } catch (error) {
         if (ctx.aborted) return false;
+        // A spent token budget ends revision: the results so far stand (the host says why).
+        if (error instanceof TokenBudgetExceededError) return false;
         if (!(error instanceof PlanGenerationError || error instanceof PlanValidationError)) throw error;
         failures = [{ variable: '__plan__', reason: `plan-error:${error.message}` }];
       }

@@ -12,7 +12,7 @@ import { createInterface, type Interface } from 'node:readline';
 import path from 'node:path';
 import pc from 'picocolors';
 import { CANNOT_COMPLETE } from '@lightsop/core';
-import type { CommandRegistry } from '@lightsop/runtime';
+import { TokenBudget, withTokenBudget, type CommandRegistry } from '@lightsop/runtime';
 import {
   approveAllSupervisor, combineRegistries, createSessionAgent, createSessionRegistry, createStandardSkills, defineAgentLoop, type CommandId,
   type RegistryEvent, type SessionEvent, type ApprovalDecision, type SopPromptResult, type Supervisor, type ToolChoice, type TurnOutcome,
@@ -20,8 +20,9 @@ import {
 import { findConfig } from '../config';
 import { CliError } from '../errors';
 import type { Io } from '../io';
-import { createLlmAgent, resolveLlm, type LlmFlags } from '../llm';
+import { createLlmAgent, resolveLlm, resolveMaxTokens, type LlmFlags } from '../llm';
 import { registryWithMcp } from '../mcp';
+import { startTracing, type RunTrace } from '../tracing';
 import { loadSkills, skillsPathFor } from '../skills';
 import { guardIo, hasHiddenCharacters, jsonLine, oneLine, quoteArgument, terminalText } from '../terminal-text';
 
@@ -35,6 +36,8 @@ export interface ChatOptions extends LlmFlags {
   /** The workspace root for file skills and the session's project root (default: the current folder). */
   readonly root?: string;
   readonly maxPlanAttempts?: number;
+  /** Export OpenTelemetry traces (also on with OTEL_EXPORTER_OTLP_ENDPOINT; docs/tracing.md). */
+  readonly otel?: boolean;
 }
 
 /** The process surface chat needs beyond `Io`, so tests can drive it in-process. */
@@ -204,7 +207,22 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
           },
         };
 
-  const agent = createSessionAgent(createLlmAgent({ ...settings, baseUrl, model }, io));
+  // The session's token budget (--max-tokens, llm.maxTokens) and its traces: a span for the
+  // session, one per turn under it, and the turn's model calls, plan steps and tools under that.
+  const budget = new TokenBudget(resolveMaxTokens(options, config));
+  const tracing = await startTracing(options.otel, host.env, io);
+  const sessionTrace = tracing?.startRun('lightsop chat', { 'lightsop.chat.mode': options.mode ?? 'sop' }) ?? null;
+  let turnTrace: RunTrace | null = null;
+  const toolStarts = new Map<string, number>();
+  let tracesEnded = false;
+  const endTraces = async (error?: string) => {
+    if (!tracing || tracesEnded) return;
+    tracesEnded = true;
+    turnTrace?.end({}, error);
+    sessionTrace?.end({ 'gen_ai.usage.input_tokens': budget.inputTokens, 'gen_ai.usage.output_tokens': budget.outputTokens }, error);
+    await tracing.shutdown();
+  };
+  const agent = createSessionAgent(withTokenBudget(createLlmAgent({ ...settings, baseUrl, model }, io, (call) => (turnTrace ?? sessionTrace)?.modelCall(call)), budget));
   const definition = defineAgentLoop({
     name: 'chat',
     displayName: 'lightsop chat',
@@ -222,13 +240,28 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
   const settled = new Map<CommandId, RegistryEvent & { type: 'TurnSettled' }>();
   let wake: (() => void) | null = null;
   sessions.onEvent((event) => {
-    if (event.type === 'SessionProgress') renderProgress(event.event);
-    else if (event.type === 'TurnStarted' && json) print({ type: 'turn', regime: event.regime });
+    if (event.type === 'SessionProgress') {
+      traceProgress(event.event);
+      renderProgress(event.event);
+    } else if (event.type === 'TurnStarted' && json) print({ type: 'turn', regime: event.regime });
     else if (event.type === 'TurnSettled') {
       settled.set(event.commandId, event);
       wake?.();
     }
   });
+
+  function traceProgress(e: SessionEvent): void {
+    if (!turnTrace) return;
+    if (e.type === 'variable_status') {
+      if (e.state === 'running') turnTrace.commandStarted(e.variable, e.command.split(/\s/, 1)[0] ?? e.command, e.command, 0);
+      else if (e.state === 'success' || e.state === 'fail' || e.state === 'canceled') turnTrace.commandSettled(e.variable, { status: e.state, reason: e.state === 'success' ? undefined : asText(e.value) });
+    } else if (e.type === 'tool_started') toolStarts.set(e.tool, Date.now());
+    else if (e.type === 'tool_settled') {
+      const startTime = toolStarts.get(e.tool) ?? Date.now();
+      toolStarts.delete(e.tool);
+      turnTrace.toolCall({ name: e.tool, startTime, endTime: Date.now(), error: e.outcome === 'ok' ? null : e.outcome });
+    }
+  }
 
   function renderProgress(e: SessionEvent): void {
     if (json) {
@@ -298,7 +331,9 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
       interrupts++;
       if (interrupts > 1 && host.exit) {
         io.stderr('\nlightsop: quitting\n');
-        host.exit(130);
+        const exit = host.exit;
+        // The spans go first, within the flush bound.
+        void endTraces('interrupted').finally(() => exit(130));
         return;
       }
       if (!json) io.stderr(`\n${c.yellow('interrupting the current turn…')} (the session is kept)\n`);
@@ -317,6 +352,7 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
   }
 
   let lastStatus: string | null = null;
+  let budgetNoted = false;
   try {
     for (;;) {
       if (host.interactive && !json) io.stdout(c.bold('› '));
@@ -327,6 +363,7 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
       if (host.interactive && (text === '/exit' || text === '/quit')) break;
       running = true;
       interrupts = 0;
+      turnTrace = sessionTrace?.child('chat turn', { 'lightsop.chat.mode': options.mode ?? 'sop' }) ?? null;
       const commandId = await sessions.submitToLoop(loopId, { text });
       while (!settled.has(commandId)) await new Promise<void>((resolve) => (wake = resolve));
       wake = null;
@@ -335,14 +372,30 @@ export async function chatCommand(options: ChatOptions, rawIo: Io, host: ChatHos
       settled.delete(commandId);
       const { status, text: answer, extra } = turnStatus(event.outcome);
       lastStatus = status;
-      if (json) print({ type: 'answer', status, text: answer, ...extra });
-      else renderAnswer(status, answer, extra);
+      const ok = status === 'answered' || status === 'awaiting_input' || status === 'plan_only';
+      turnTrace?.end({ 'lightsop.turn.status': status }, ok ? undefined : status);
+      turnTrace = null;
+      const usage = budget.toJSON();
+      if (json) {
+        // The tokens so far, a line of its own before the answer (which still ends the turn).
+        print({ type: 'usage', ...usage });
+        print({ type: 'answer', status, text: answer, ...extra });
+      }
+      else {
+        renderAnswer(status, answer, extra);
+        if (budget.requests > 0) io.stdout(c.dim(`(tokens so far: ${usage.inputTokens} input, ${usage.outputTokens} output${usage.maxTokens === null ? '' : ` of a budget of ${usage.maxTokens}`})\n`));
+      }
+      if (budget.refused && !budgetNoted) {
+        budgetNoted = true;
+        io.stderr(`lightsop: token budget reached (${usage.totalTokens} of ${usage.maxTokens ?? 0} tokens): no further model request is made in this session\n`);
+      }
     }
   } finally {
     detach();
     reader.close();
     await sessions.shutdown().catch(() => undefined);
     sessions.dispose();
+    await endTraces(lastStatus === null || ['answered', 'awaiting_input', 'plan_only'].includes(lastStatus) ? undefined : `last turn: ${lastStatus}`);
   }
 
   function renderAnswer(status: string, rawAnswer: string, extra: Record<string, unknown>): void {

@@ -11,8 +11,9 @@ import pc from 'picocolors';
 import { configure as configureStringify } from 'safe-stable-stringify';
 import { analyzePlan, isEnglishSource } from '@lightsop/core';
 import {
-  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, RUN_RECORD_SCHEMA, RunRecorder,
-  UnlimitedExecutionMonitor, dataText, openRecordFile, textOf, type CommandRegistry, type LlmAgent, type RunEvent, type Value,
+  ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, RUN_RECORD_SCHEMA, RunRecorder, TokenBudget,
+  TokenBudgetExceededError, UnlimitedExecutionMonitor, dataText, openRecordFile, textOf, withTokenBudget, type CommandRegistry, type LlmAgent,
+  type RunEvent, type Value,
 } from '@lightsop/runtime';
 import { findConfig } from '../config';
 import { DEFAULT_GRACE_MS } from '../defaults';
@@ -23,8 +24,9 @@ import { exitAfterOutput, leaveWorkBehind, onIdle } from '../idle';
 import { writeRunJson } from '../formats/run-json';
 import { openRemoteRun, type RemoteRun } from '../distributed';
 import type { Io } from '../io';
-import { createLlmAgent, resolveLlm, type LlmFlags } from '../llm';
+import { createLlmAgent, resolveLlm, resolveMaxTokens, type LlmFlags } from '../llm';
 import { registryWithMcp } from '../mcp';
+import { startTracing, type RunTrace } from '../tracing';
 import { loadSkills, skillsPathFor } from '../skills';
 import { escapeJsonText, jsonLine, rememberedSecrets, oneLine as terminalLine, terminalText } from '../terminal-text';
 
@@ -40,6 +42,8 @@ export interface RunOptions extends LlmFlags {
   readonly redis?: string;
   readonly queue?: string;
   readonly reconnectTimeout?: number;
+  /** Export OpenTelemetry traces (also on with OTEL_EXPORTER_OTLP_ENDPOINT; docs/tracing.md). */
+  readonly otel?: boolean;
   /** Write a run record (docs/run-records.md) to this file. */
   readonly record?: string;
 }
@@ -92,12 +96,17 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   if (!options.redis) registry = (await registryWithMcp(skillsPath ? registry : null, dir, USAGE)) ?? registry;
 
   let llmAgent: OpenAiCompatibleAgent | null = null;
+  let budget: TokenBudget | null = null;
+  // The run's span, once executeRun has started it: model calls become its children.
+  const trace: TraceSlot = { run: null };
   if (english) {
-    const settings = resolveLlm(options, process.env, findConfig(dir), USAGE);
+    const config = findConfig(dir);
+    const settings = resolveLlm(options, process.env, config, USAGE);
     if (!settings.baseUrl || !settings.model) {
       throw new CliError(`${file.display} is an english script and needs a language model: pass --llm-base-url and --llm-model, set LIGHTSOP_LLM_BASE_URL and LIGHTSOP_LLM_MODEL, or add "llm" to lightsop.config.json`, USAGE);
     }
-    llmAgent = createLlmAgent({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, io);
+    budget = new TokenBudget(resolveMaxTokens(options, config));
+    llmAgent = createLlmAgent({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, io, (call) => trace.run?.modelCall(call));
   }
 
   if (inputSupplied && /^\s*@input(\s|$)/m.test(text)) {
@@ -109,7 +118,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   if (remote) registry = remote.registry;
   return executeRun({
     display: file.display, text, english, declaredNames: checked, registry, llmAgent, model: llmAgent?.model, input: options.input, remote,
-    recordFile,
+    recordFile, budget, trace,
   }, options, io, signals);
 }
 
@@ -174,6 +183,15 @@ export interface PreparedRun {
   readonly recordFile?: { path: string; shown: string } | null;
   /** Called after the results are printed (replay lists the calls its record could not answer); may change the exit code. */
   readonly afterReport?: (code: number) => number;
+  /** Counts the model's tokens (usage in the summary and --json) and refuses requests once it is spent. */
+  readonly budget?: TokenBudget | null;
+  /** Where executeRun puts the run's span, for the model's `onCall` hook (createLlmAgent). */
+  readonly trace?: TraceSlot;
+}
+
+/** The run's span once it has started (null before and after). */
+export interface TraceSlot {
+  run: RunTrace | null;
 }
 
 /** Runs a prepared plan: the live board or log, the summary or JSON, Ctrl-C, --timeout and the record. */
@@ -198,7 +216,23 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
     recorder.start({ file: prepared.display, text, english: prepared.english, input: prepared.input, commands });
   }
   const registry = prepared.registry;
-  const llmAgent = prepared.llmAgent && recorder ? recorder.wrapAgent(prepared.llmAgent, prepared.model) : prepared.llmAgent;
+  const budget = prepared.budget ?? null;
+  const recorded = prepared.llmAgent && recorder ? recorder.wrapAgent(prepared.llmAgent, prepared.model) : prepared.llmAgent;
+  // The budget wraps the recorder: a refused request reaches neither the provider nor the record.
+  // Both count through the one `onUsage` hook of each request.
+  const llmAgent: LlmAgent | null = recorded && budget ? withTokenBudget(recorded, budget) : recorded;
+  const trace: TraceSlot = prepared.trace ?? { run: null };
+
+  // Traces: nothing of OpenTelemetry loads unless --otel or the OTLP endpoint variables ask for it.
+  const tracing = await startTracing(options.otel, process.env, io);
+  trace.run = tracing?.startRun('lightsop run', { 'lightsop.plan': path.basename(file.display), 'lightsop.plan.english': prepared.english }) ?? null;
+  /** Ends the run's span with the outcome and exports what is left (bounded); safe to call twice. */
+  const endTrace = async (code: number, error?: string) => {
+    if (!tracing) return;
+    trace.run?.end({ 'lightsop.exit_code': code, ...(budget ? { 'gen_ai.usage.input_tokens': budget.inputTokens, 'gen_ai.usage.output_tokens': budget.outputTokens } : {}) }, error ?? (code === 0 ? undefined : `exit code ${code}`));
+    trace.run = null;
+    await tracing.shutdown();
+  };
 
   const live = io.isTTY && !options.json;
   const c = pc.createColors(io.color);
@@ -260,7 +294,13 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
   };
   const onEvent = (e: RunEvent) => {
     recorder?.onEvent(e);
-    if (e.type === 'command-started') commandLog.push(e.raw);
+    if (e.type === 'command-started') {
+      commandLog.push(e.raw);
+      trace.run?.commandStarted(e.variable, e.command, e.raw, e.lineNumber);
+    } else if (e.type === 'variable-settled' && trace.run) {
+      const value = e.status === 'success' ? undefined : interpreter.getValue(e.variable);
+      trace.run.commandSettled(e.variable, { status: e.status, reason: value ? dataText(value) : undefined });
+    }
     if (!live) return;
     if (board) board.update(e, e.type === 'variable-settled' ? shownNow(e.variable) : undefined);
     else if (e.type === 'command-started') io.stdout(`${c.dim('…')} @${e.variable} ${c.dim(oneLine(e.raw))}\n`);
@@ -298,15 +338,19 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
     const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
     recorder?.finish({ aborted, variables: declared.map((e) => ({ name: e.name, value: e.value })) });
     if (options.json) {
-      writeRunJson(io.stdout, { variables: Object.entries(variables), failures, commands }, escapeJsonText);
+      writeRunJson(io.stdout, { variables: Object.entries(variables), failures, commands, ...(budget ? { usage: budget.toJSON() } : {}) }, escapeJsonText);
     } else {
       for (const piece of summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null, columns: io.isTTY ? io.columns || 80 : null, board })) io.stdout(piece);
+      if (budget) io.stdout(`${usageLine(budget)}\n`);
     }
+    if (budget?.refused) io.stderr(`lightsop: ${budgetNote(budget)}\n`);
     for (const left of leftRunning) io.stderr(`lightsop: @${left.name} ${left.reason}${left.status === 'canceled' ? '; it was left running' : ''}\n`);
     if (aborted) io.stderr(`lightsop: ${timedOut ? `timed out after ${options.timeout} ms` : 'interrupted'}; the results above are what finished\n`);
     return declared.every((e) => e.value.status === 'success') ? 0 : 1;
   };
   let exitingWith: number | null = null;
+  /** The spans' flush before the exit of `finishNow`. */
+  let finishing: Promise<void> | null = null;
   /** Reports what finished and exits with `code`, without waiting for the run to settle. */
   const finishNow = (code: number) => {
     exitingWith ??= code;
@@ -316,11 +360,14 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
       if (code !== 130) io.stderr('lightsop: the run stopped with nothing left that could finish it; the results above are what finished\n');
     }
     leaveWorkBehind();
-    exitAfterOutput(code);
+    process.exitCode = code;
+    // The spans go first, within the flush bound; the process exits either way.
+    finishing = endTrace(code, code === 130 ? 'interrupted' : 'stuck').finally(() => exitAfterOutput(code));
   };
 
   let commands: string[] = [];
   let aborted = false;
+  let failedWith: unknown = null;
   try {
     const result = await interpreter.updateCode(text);
     commands = result.commands;
@@ -328,22 +375,35 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
   } catch (error) {
     // The record keeps what ran; it has no closing line, since the run has no results.
     recorder?.close();
+    const fail = (cliError: CliError): never => {
+      failedWith = cliError;
+      throw cliError;
+    };
     if (error instanceof PlanValidationError) {
       // A generated plan that never became valid, or an english revision error.
-      throw new CliError(`${file.display}: ${error.message}`, 1);
+      fail(new CliError(`${file.display}: ${error.message}`, 1));
     }
-    if (error instanceof ConfigurationError) throw new CliError(error.message, USAGE);
+    if (error instanceof ConfigurationError) fail(new CliError(error.message, USAGE));
     if (error instanceof PlanGenerationError) {
-      if (options.json) io.stdout(jsonLine({ variables: {}, failures: [], commands: [], error: error.message }) + '\n');
-      throw new CliError(`${file.display}: no valid plan was generated: ${error.message}`, 1);
+      if (options.json) io.stdout(jsonLine({ variables: {}, failures: [], commands: [], error: error.message, ...(budget ? { usage: budget.toJSON() } : {}) }) + '\n');
+      else if (budget) io.stderr(`${usageLine(budget)}\n`);
+      const reason = error instanceof TokenBudgetExceededError ? error.message : `no valid plan was generated: ${error.message}`;
+      fail(new CliError(`${file.display}: ${reason}`, 1));
     }
+    failedWith = error;
     throw error;
   } finally {
     cleanUp();
     await remote?.close();
+    if (failedWith !== null && exitingWith === null) {
+      await endTrace(failedWith instanceof CliError ? failedWith.exitCode : USAGE, failedWith instanceof Error ? failedWith.message : 'internal error');
+    }
   }
   // The results are already printed and the process is exiting (a second Ctrl-C, a stuck run).
-  if (exitingWith !== null) return exitingWith;
+  if (exitingWith !== null) {
+    await finishing;
+    return exitingWith;
+  }
   let code = report(commands, aborted);
   if (recorder?.error) {
     io.stderr(`lightsop: the run record ${terminalText(prepared.recordFile!.shown)} could not be written: ${terminalText(recorder.error.message)}\n`);
@@ -354,9 +414,22 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
   const lost = remote?.failure();
   if (lost) {
     io.stderr(`lightsop: ${terminalText(lost.message)}; the results above are what finished\n`);
+    await endTrace(USAGE, lost.message);
     return USAGE;
   }
+  await endTrace(code, aborted ? (timedOut ? 'timed out' : 'interrupted') : undefined);
   return code;
+}
+
+/** The usage line after an english run's summary: what the provider reported, and the budget. */
+function usageLine(budget: TokenBudget): string {
+  const total = budget.totalTokens;
+  return `tokens: ${budget.inputTokens} input, ${budget.outputTokens} output (${total}${budget.maxTokens === null ? '' : ` of ${budget.maxTokens} budgeted`})`;
+}
+
+/** Why generation stopped early. */
+function budgetNote(budget: TokenBudget): string {
+  return `token budget reached (${budget.totalTokens} of ${budget.maxTokens ?? 0} tokens): no further plan generation or revision was requested`;
 }
 
 type Colors = ReturnType<typeof pc.createColors>;

@@ -14,6 +14,18 @@ export interface RunJsonResult {
   readonly variables: Iterable<readonly [string, { readonly status: string; readonly value: string }]>;
   readonly failures: readonly { readonly variable: string; readonly reason: string }[];
   readonly commands: readonly string[];
+  /** The tokens an `#!english` run spent (an added key, present only for english plans). */
+  readonly usage?: RunUsage;
+}
+
+/** `"usage"` of `run --json`: what the provider reported, and the `--max-tokens` budget. */
+export interface RunUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly totalTokens: number;
+  readonly maxTokens: number | null;
+  /** True when the budget stopped a model request. */
+  readonly exhausted: boolean;
 }
 
 /** One text that was cut: where it is and its length before the cut. */
@@ -77,6 +89,7 @@ export function writeRunJson(write: (text: string) => void, result: RunJsonResul
     put(text(c, { field: 'command', index: i }));
   });
   put(']');
+  if (result.usage) put(`,"usage":${JSON.stringify(result.usage)}`);
   if (truncated.length > 0) put(`,"truncated":${escape(JSON.stringify(truncated))}`);
   put('}\n');
   write(buffer);

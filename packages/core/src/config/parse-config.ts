@@ -33,7 +33,7 @@ export interface WorkspaceConfig {
   readonly skillsSpan: OffsetSpan | null;
   readonly plans: readonly string[] | null;
   /** `timeoutMs` is per request attempt; `maxRetries` counts retries after the first attempt. */
-  readonly llm: { readonly baseUrl?: string; readonly model?: string; readonly timeoutMs?: number; readonly maxRetries?: number } | null;
+  readonly llm: { readonly baseUrl?: string; readonly model?: string; readonly timeoutMs?: number; readonly maxRetries?: number; readonly maxTokens?: number } | null;
   /** The well-formed `mcpServers` entries (values not expanded yet: `resolveMcpServer`), or null without the field. */
   readonly mcpServers: readonly McpServerEntry[] | null;
 }
@@ -50,7 +50,7 @@ interface FieldLocation {
 }
 
 const KEYS = ['skills', 'plans', 'llm', 'mcpServers'];
-const LLM_KEYS = ['baseUrl', 'model', 'timeout', 'retries'];
+const LLM_KEYS = ['baseUrl', 'model', 'timeout', 'retries', 'maxTokens'];
 
 /** The longest duration accepted: Node's timers cannot wait longer than 2^31 - 1 ms (~24.8 days). */
 export const MAX_DURATION_MS = 24 * 24 * 3600 * 1000;
@@ -196,7 +196,7 @@ export function parseConfigText(text: string): ParsedConfig {
       const l = obj.llm as Record<string, unknown>;
       let ok = true;
       for (const key of Object.keys(l)) {
-        if (/key|token|secret/i.test(key)) {
+        if (/key|token|secret/i.test(key) && !LLM_KEYS.includes(key)) {
           ok = false;
           problem(`field "llm.${key}" is not allowed: keep API keys in the LIGHTSOP_LLM_API_KEY environment variable`, keySpan(`llm.${key}`));
         } else if (!LLM_KEYS.includes(key)) {
@@ -223,6 +223,10 @@ export function parseConfigText(text: string): ParsedConfig {
         ok = false;
         problem('field "llm.retries" must be a non-negative integer', valueSpan('llm.retries'));
       }
+      if (l.maxTokens !== undefined && !(typeof l.maxTokens === 'number' && Number.isSafeInteger(l.maxTokens) && l.maxTokens > 0)) {
+        ok = false;
+        problem('field "llm.maxTokens" must be a positive integer (the tokens an #!english plan or a session may spend)', valueSpan('llm.maxTokens'));
+      }
       if (l.model !== undefined && (typeof l.model !== 'string' || l.model === '')) {
         ok = false;
         problem('field "llm.model" must be a non-empty string', valueSpan('llm.model'));
@@ -231,6 +235,7 @@ export function parseConfigText(text: string): ParsedConfig {
         llm = {
           baseUrl: l.baseUrl as string | undefined, model: l.model as string | undefined,
           ...(timeoutMs !== undefined ? { timeoutMs } : {}), ...(l.retries !== undefined ? { maxRetries: l.retries as number } : {}),
+          ...(l.maxTokens !== undefined ? { maxTokens: l.maxTokens as number } : {}),
         };
       }
     }

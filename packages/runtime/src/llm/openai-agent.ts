@@ -10,7 +10,7 @@ import { format } from 'node:util';
 // The client library is loaded on the first request, not with the runtime: a host that never
 // talks to a model (lint, a plain run) does not pay for loading it.
 import type OpenAI from 'openai';
-import type { LlmAgent, PromptOptions } from './agent';
+import { toTokenUsage, type LlmAgent, type ModelCall, type PromptOptions, type TokenUsage } from './agent';
 import { redactSecrets } from '@lightsop/core';
 
 /** Per request attempt, in milliseconds. */
@@ -34,6 +34,11 @@ export interface OpenAiAgentOptions {
    * Default: standard error.
    */
   log?: (line: string) => void;
+  /**
+   * Called after every request, answered or failed, with its model, times and reported usage
+   * (traces, docs/tracing.md). A listener that throws is ignored.
+   */
+  onCall?: (call: ModelCall) => void;
 }
 
 export interface LlmSettings {
@@ -60,6 +65,11 @@ function toMessages(history: unknown[] | undefined): Message[] {
   return out;
 }
 
+/** The provider's usage as token counts, or null when it reported none (or nonsense). */
+function usageOf(usage: { prompt_tokens?: unknown; completion_tokens?: unknown; total_tokens?: unknown } | null | undefined): TokenUsage | null {
+  return usage ? toTokenUsage(usage.prompt_tokens, usage.completion_tokens, usage.total_tokens) : null;
+}
+
 /** The innermost `code` or message of a connection failure (`ECONNREFUSED`, `ENOTFOUND`, ...). */
 function connectionCause(error: unknown): string {
   let current: unknown = error;
@@ -84,16 +94,6 @@ let sdkLoading: Promise<OpenAiSdk> | null = null;
 function loadSdk(): Promise<OpenAiSdk> {
   sdkLoading ??= import('openai');
   return sdkLoading;
-}
-
-/** Passes the usage a response reports to the caller's `onUsage`; a throwing callback is ignored. */
-function reportUsage(options: PromptOptions, usage: { prompt_tokens?: number; completion_tokens?: number; total_tokens?: number }): void {
-  if (typeof options.onUsage !== 'function') return;
-  try {
-    options.onUsage({ inputTokens: usage.prompt_tokens ?? null, outputTokens: usage.completion_tokens ?? null, totalTokens: usage.total_tokens ?? null });
-  } catch {
-    // The caller's bookkeeping must not fail the call.
-  }
 }
 
 export class OpenAiCompatibleAgent implements LlmAgent {
@@ -151,12 +151,20 @@ export class OpenAiCompatibleAgent implements LlmAgent {
     const onAbort = () => call.abort(outer?.reason);
     if (outer?.aborted) call.abort(outer.reason);
     else outer?.addEventListener('abort', onAbort, { once: true });
+    const startTime = Date.now();
+    let usage: TokenUsage | null = null;
+    let responseModel: string | null = null;
+    let failure: string | null = null;
+    const listening = Boolean(this.settings.onCall || options.onUsage);
     try {
       if (this.settings.onToken) {
-        const stream = await client.chat.completions.create({ model, messages, stream: true, ...extra }, { signal: call.signal });
+        // Usage arrives in a last chunk only when asked for; it is asked for only when someone counts.
+        const usageOption = listening ? { stream_options: { include_usage: true } } : {};
+        const stream = await client.chat.completions.create({ model, messages, stream: true, ...usageOption, ...extra }, { signal: call.signal });
         let text = '';
         for await (const chunk of stream) {
-          if (chunk.usage) reportUsage(options, chunk.usage);
+          if (chunk.model) responseModel = chunk.model;
+          if (chunk.usage) usage = usageOf(chunk.usage);
           const piece = chunk.choices[0]?.delta?.content ?? '';
           if (piece) {
             text += piece;
@@ -166,13 +174,32 @@ export class OpenAiCompatibleAgent implements LlmAgent {
         return text;
       }
       const response = await client.chat.completions.create({ model, messages, ...extra }, { signal: call.signal });
-      if (response.usage) reportUsage(options, response.usage);
+      responseModel = response.model || null;
+      usage = usageOf(response.usage);
       return response.choices[0]?.message?.content ?? '';
     } catch (error) {
-      if (outer?.aborted || error instanceof sdk.APIUserAbortError) throw error;
-      throw new Error(this.describe(sdk, error), { cause: error });
+      if (outer?.aborted || error instanceof sdk.APIUserAbortError) {
+        failure = 'aborted';
+        throw error;
+      }
+      failure = this.describe(sdk, error);
+      throw new Error(failure, { cause: error });
     } finally {
       outer?.removeEventListener('abort', onAbort);
+      if (usage && options.onUsage) {
+        try {
+          options.onUsage(usage);
+        } catch {
+          // A counter's failure must not lose the answer.
+        }
+      }
+      if (this.settings.onCall) {
+        try {
+          this.settings.onCall({ operation: 'chat', requestModel: model, responseModel, startTime, endTime: Date.now(), usage, error: failure });
+        } catch {
+          // A listener's failure must not lose the answer.
+        }
+      }
     }
   }
 

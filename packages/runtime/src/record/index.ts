@@ -4,7 +4,7 @@ export {
   type RecordedStatus, type RecordedUsage, type RunRecordLine, type RunHeaderLine, type CommandStartLine, type CommandEndLine,
   type VariableLine, type ModelRequestLine, type ModelResponseLine, type PlanGeneratedLine, type RunEndLine,
 } from './format';
-export { RunRecorder, openRecordFile, promptMessages, recordedOutcome, type RecordSink, type RunRecorderOptions, type RecordStart, type ReportedUsage } from './recorder';
+export { RunRecorder, openRecordFile, promptMessages, recordedOutcome, type RecordSink, type RunRecorderOptions, type RecordStart } from './recorder';
 export {
   RunRecordError, answerWith, outcomeFields, parseRunRecord, recordedVariables, replayFromRecord, type Replay, type ReplayMiss, type RunRecord,
 } from './replay';

@@ -10,7 +10,7 @@ import { closeSync, fsyncSync, openSync, writeSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import { redactSecrets } from '@lightsop/core';
 import type { RunEvent } from '../interpreter';
-import type { LlmAgent, PromptOptions } from '../llm/agent';
+import type { LlmAgent, PromptOptions, TokenUsage } from '../llm/agent';
 import { textOf, type RootCause, type Status, type Value } from '../values';
 import {
   RUN_RECORD_SCHEMA, RUN_RECORD_VERSION, sha256, toRecordedData, type JsonValue, type RecordedMessage, type RecordedOutcome, type RecordedUsage,
@@ -38,13 +38,6 @@ export interface RecordStart {
   input?: unknown;
   /** What the registry lists (`listCommands()`). */
   commands: unknown;
-}
-
-/** Usage as a provider reports it (`PromptOptions.onUsage`). */
-export interface ReportedUsage {
-  inputTokens?: number | null;
-  outputTokens?: number | null;
-  totalTokens?: number | null;
 }
 
 /** A file sink: created (or truncated) with mode 0600, each line written with one synchronous write. */
@@ -186,9 +179,9 @@ export class RunRecorder {
         this.write({ type: 'model-request', seq, model, messages: promptMessages(prompt, options), time: this.time(), t });
         let usage: RecordedUsage | null = null;
         const outer = options.onUsage;
-        const onUsage = (u: ReportedUsage) => {
-          usage = { inputTokens: num(u.inputTokens), outputTokens: num(u.outputTokens), totalTokens: num(u.totalTokens) };
-          if (typeof outer === 'function') (outer as (u: ReportedUsage) => void)(u);
+        const onUsage = (u: TokenUsage) => {
+          usage = { inputTokens: u.inputTokens, outputTokens: u.outputTokens, totalTokens: u.totalTokens };
+          outer?.(u);
         };
         try {
           const answer = await agent.executePrompt(prompt, { ...options, onUsage });
@@ -248,6 +241,3 @@ function round(ms: number): number {
   return Math.round(ms * 1000) / 1000;
 }
 
-function num(x: unknown): number | null {
-  return typeof x === 'number' && Number.isFinite(x) ? x : null;
-}

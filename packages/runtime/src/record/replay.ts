@@ -7,7 +7,7 @@
  * request with the same messages. A call the record cannot answer fails with a reason that says
  * so, and is listed in `misses`.
  */
-import type { LlmAgent, PromptOptions } from '../llm/agent';
+import { toTokenUsage, type LlmAgent, type PromptOptions } from '../llm/agent';
 import type { CommandRegistry, Responder } from '../skills/registry';
 import { textOf } from '../values';
 import {
@@ -244,7 +244,8 @@ export function replayFromRecord(record: RunRecord): Replay {
       }
       pick.used = true;
       if (pick.response.error !== undefined || pick.response.content === undefined) return Promise.reject(new Error(pick.response.error ?? 'the model call failed'));
-      if (pick.response.usage && typeof options?.onUsage === 'function') options.onUsage(pick.response.usage);
+      const usage = pick.response.usage;
+      if (usage && typeof options?.onUsage === 'function') options.onUsage(toTokenUsage(usage.inputTokens, usage.outputTokens, usage.totalTokens));
       return Promise.resolve(pick.response.content);
     },
   };
