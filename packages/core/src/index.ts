@@ -14,6 +14,7 @@ export { SyntaxTree, TokenKind, DeclFlag, type TreeArrays } from './syntax/tree'
 export { analyzePlan, type Analysis, type AnalyzeOptions } from './validate/index';
 export { buildSymbols, dependentsOf, type Symbols } from './validate/symbols';
 export { checkArgumentCount, isKnownCommand } from './validate/skills';
+export { iterativeComponents } from './validate/topology';
 export * from './commands/surface';
 export { suggest, editDistance } from './validate/suggest';
 export { formatPlan, type FormatOptions } from './format/formatter';

@@ -22,6 +22,7 @@ import {
   codeInfo,
   isEnglishSource,
   isFinalCommand,
+  iterativeComponents,
   LineIndex,
   parsePlan,
   spanRanges,
@@ -768,7 +769,7 @@ function checkCycles(items: readonly Item[], firsts: Int32Array, firstOf: Readon
   for (const k of rest) deps[k] = Array.from(targets.subarray(offsets[k]!, offsets[k + 1]!));
 
   const out: GraphDiagnostic[] = [];
-  for (const members of stronglyConnected(rest, deps, alive)) {
+  for (const members of iterativeComponents(rest, deps, alive)) {
     const set = new Set(members);
     if (members.length === 1 && !deps[members[0]!]!.includes(members[0]!)) continue;
     let first = members[0]!;
@@ -805,56 +806,6 @@ function checkCycles(items: readonly Item[], firsts: Int32Array, firstOf: Readon
   }
   // Ordered by where their reference is: items are in source order, and so are a declaration's references.
   return out.sort((a, b) => a.item - b.item || a.at - b.at);
-}
-
-/** Tarjan's strongly connected components, iteratively, over the live nodes. */
-function stronglyConnected(rest: readonly number[], deps: readonly (readonly number[])[], alive: Uint8Array): number[][] {
-  const index = new Map<number, number>();
-  const low = new Map<number, number>();
-  const onStack = new Set<number>();
-  const stack: number[] = [];
-  const out: number[][] = [];
-  let counter = 0;
-  for (const root of rest) {
-    if (index.has(root)) continue;
-    const work: { v: number; k: number }[] = [{ v: root, k: 0 }];
-    index.set(root, counter);
-    low.set(root, counter++);
-    stack.push(root);
-    onStack.add(root);
-    while (work.length > 0) {
-      const frame = work[work.length - 1]!;
-      const edges = deps[frame.v]!;
-      if (frame.k < edges.length) {
-        const w = edges[frame.k++]!;
-        if (!alive[w]) continue;
-        if (!index.has(w)) {
-          index.set(w, counter);
-          low.set(w, counter++);
-          stack.push(w);
-          onStack.add(w);
-          work.push({ v: w, k: 0 });
-        } else if (onStack.has(w)) low.set(frame.v, Math.min(low.get(frame.v)!, index.get(w)!));
-        continue;
-      }
-      work.pop();
-      if (work.length > 0) {
-        const parent = work[work.length - 1]!.v;
-        low.set(parent, Math.min(low.get(parent)!, low.get(frame.v)!));
-      }
-      if (low.get(frame.v) === index.get(frame.v)) {
-        const component: number[] = [];
-        let w: number;
-        do {
-          w = stack.pop()!;
-          onStack.delete(w);
-          component.push(w);
-        } while (w !== frame.v);
-        out.push(component);
-      }
-    }
-  }
-  return out;
 }
 
 /** A shortest path start -> next -> ... -> start inside one component (breadth-first). */

@@ -165,8 +165,8 @@ function graphlibComponents(rest: number[], deps: number[][], alive: Uint8Array)
   return alg.tarjan(g).map((c) => c.map(Number));
 }
 
-/** Iterative Tarjan for remainders too deep for graphlib's recursion. */
-function iterativeComponents(rest: number[], deps: number[][], alive: Uint8Array): number[][] {
+/** Iterative Tarjan for remainders too deep for graphlib's recursion (also the language server's, over live nodes). */
+export function iterativeComponents(rest: number[], deps: number[][], alive: Uint8Array): number[][] {
   const index = new Map<number, number>();
   const low = new Map<number, number>();
   const onStack = new Set<number>();
