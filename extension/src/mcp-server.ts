@@ -30,7 +30,9 @@ export function registerMcpServer(context: vscode.ExtensionContext, output: vsco
   const changed = new vscode.EventEmitter<void>();
   const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
   const start = () => {
-    context.subscriptions.push(changed, vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()), register(MCP_PROVIDER_ID, {
+    let registration: vscode.Disposable;
+    try {
+      registration = register(MCP_PROVIDER_ID, {
       onDidChangeMcpServerDefinitions: changed.event,
       provideMcpServerDefinitions: () => {
         if (!vscode.workspace.isTrusted) return [];
@@ -41,7 +43,14 @@ export function registerMcpServer(context: vscode.ExtensionContext, output: vsco
           return definition;
         });
       },
-    }));
+    });
+    } catch (error) {
+      // VS Code 1.100 has the function but wants another contribution point and throws: the rest of
+      // the extension must still activate.
+      output.appendLine(`[${DISPLAY_NAME}] lightsop mcp is not registered for agent mode: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    context.subscriptions.push(changed, vscode.workspace.onDidChangeWorkspaceFolders(() => changed.fire()), registration);
     output.appendLine(`[${DISPLAY_NAME}] lightsop mcp registered for agent mode`);
   };
   if (vscode.workspace.isTrusted) start();

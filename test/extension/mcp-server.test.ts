@@ -15,7 +15,7 @@ const extensionPath = path.join(repoRoot, 'extension');
 
 // A stand-in for the parts of the vscode API the registration uses, with the 1.101 additions.
 const fake = vi.hoisted(() => {
-  const state = { trusted: false, registered: [] as { id: string; provider: { provideMcpServerDefinitions(): unknown[] } }[], grant: [] as (() => void)[] };
+  const state = { trusted: false, refuse: null as string | null, registered: [] as { id: string; provider: { provideMcpServerDefinitions(): unknown[] } }[], grant: [] as (() => void)[] };
   class Emitter {
     event = () => ({ dispose() {} });
     fire() {}
@@ -31,6 +31,7 @@ const fake = vi.hoisted(() => {
     Uri: { file: (p: string) => ({ fsPath: p, scheme: 'file' }) },
     lm: {
       registerMcpServerDefinitionProvider(id: string, provider: { provideMcpServerDefinitions(): unknown[] }) {
+        if (state.refuse) throw new Error(state.refuse);
         state.registered.push({ id, provider });
         return { dispose() {} };
       },
@@ -89,6 +90,20 @@ describe('the extension registers lightsop mcp for agent mode', () => {
     fake.state.trusted = true;
     registerMcpServer(context() as never, output() as never);
     expect(fake.state.registered.map((r) => r.id)).toEqual([MCP_PROVIDER_ID]);
+  });
+
+  it('a VS Code whose registration throws (code-server 4.100 wants another contribution) leaves activation going and says why', async () => {
+    const { registerMcpServer } = await import('../../extension/src/mcp-server');
+    fake.state.trusted = true;
+    fake.state.refuse = 'MCP configuration providers must be registered in the contributes.modelContextServerCollections array';
+    try {
+      const log = output();
+      expect(() => registerMcpServer(context() as never, log as never)).not.toThrow();
+      expect(log.lines.join('\n')).toContain('not registered for agent mode: MCP configuration providers must be registered');
+      expect(fake.state.registered).toEqual([]);
+    } finally {
+      fake.state.refuse = null;
+    }
   });
 });
 
