@@ -36,7 +36,7 @@ export function formatPlan(source: string, options: FormatOptions = {}): string 
   const blank = (n: number) => isBlankSlice(source, lines.start[n]!, lines.end[n]!);
   const declLines = plan.declarations.map((d) => d.lineNumber - 1);
   // The first line of a declaration's block: its header or its first attached comment line. A
-  // loop, not Math.min(...comments): a declaration can have more comments than a call has arguments.
+  // loop, not a spread of the comments into Math.min: a declaration can have more comments than a call has arguments.
   const blockStart = (d: Declaration): number => {
     let first = d.lineNumber - 1;
     for (const c of d.comments) if (!c.inline && c.range.line - 1 < first) first = c.range.line - 1;

@@ -125,7 +125,7 @@ export function checkCycles(tree: SyntaxTree): Diagnostic[] {
   for (const members of components) {
     const set = new Set(members);
     if (members.length === 1 && !depLists[members[0]!]!.includes(members[0]!)) continue;
-    // A loop, not Math.min(...members): a component can have more members than a call has arguments.
+    // A loop, not a spread of the members into Math.min: a component can have more members than a call has arguments.
     let first = members[0]!;
     for (const m of members) if (m < first) first = m;
     const decl = symbolDecl[first]!;
