@@ -34,7 +34,7 @@ const esmBanner = { js: "import { createRequire as __lsCreateRequire } from 'nod
 // The modules the lint bundle loads on first use, each a CommonJS bundle beside it.
 const lazyModules = [
   { name: 'lint-broken-header.cjs', match: p('packages/core/src/syntax/broken-header.ts'), exports: ['readBrokenHeader'], entry: 'packages/core/src/syntax/broken-header.ts' },
-  { name: 'lint-glob.cjs', match: 'tinyglobby', exports: ['globSync', 'isDynamicPattern'], contents: "export { globSync, isDynamicPattern } from 'tinyglobby';" },
+  { name: 'lint-glob.cjs', match: 'tinyglobby', exports: ['globSync', 'isDynamicPattern'], contents: "module.exports = require('tinyglobby');" },
   { name: 'node:crypto', match: 'node:crypto', exports: ['randomBytes', 'randomUUID', 'createHash'] },
   // The runtime only describes an unexpected error there.
   { name: 'lint-runtime.cjs', match: '@lightsop/runtime', exports: ['errorText'], contents: "export { errorText } from '@lightsop/runtime';" },

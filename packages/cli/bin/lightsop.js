@@ -69,7 +69,6 @@ function lintEntry() {
   const script = new vm.Script(Module.wrap(source), {
     filename,
     cachedData: cached,
-    importModuleDynamically: vm.constants?.USE_MAIN_CONTEXT_DEFAULT_LOADER,
   });
   if (cacheFile && (cached === undefined || script.cachedDataRejected)) {
     // Written at exit, so that it holds the functions this run compiled too.
@@ -92,11 +91,17 @@ function lintEntry() {
   return mod.exports;
 }
 
+let lint = null;
 if (argv[0] === 'lint') {
-  lintEntry().startPlainLint(argv).then((done) => {
-    if (!done) return fullCli();
-    return undefined;
-  });
+  try {
+    lint = lintEntry();
+  } catch {
+    // A build without dist/lint.cjs: the full CLI lints as well.
+    lint = null;
+  }
+}
+if (lint) {
+  void lint.startPlainLint(argv, (url) => import(url)).then((done) => (done ? undefined : fullCli()));
 } else {
   void fullCli();
 }

@@ -9,6 +9,7 @@
  */
 import path from 'node:path';
 import { errorText } from '@lightsop/runtime';
+import { setModuleImporter } from '@lightsop/runtime/skills';
 import { findConfig } from './config';
 import { lintCommand, resolvePlanFiles, type LintOptions } from './commands/lint';
 import { CliError, usageExitCode } from './errors';
@@ -121,9 +122,12 @@ export async function runPlainLint(argv: readonly string[], rawIo?: Io): Promise
 
 /**
  * The entry of `bin/lightsop.js` for `lint`: resolves true once a plain invocation ran (the exit
- * code is set as main.ts's entry sets it), false when the full CLI should run instead.
+ * code is set as main.ts's entry sets it), false when the full CLI should run instead. This
+ * bundle runs from a code cache, where `import()` has no module loader: `importModule` is the
+ * bin's own `import`, used for skills modules.
  */
-export async function startPlainLint(argv: readonly string[]): Promise<boolean> {
+export async function startPlainLint(argv: readonly string[], importModule?: (url: string) => Promise<unknown>): Promise<boolean> {
+  if (importModule) setModuleImporter(importModule);
   const code = await runPlainLint(argv);
   if (code === null) return false;
   const exitCode = outputFailureExit() ?? code;
