@@ -86,7 +86,8 @@ function lintEntry() {
   mod.filename = filename;
   mod.paths = Module._nodeModulePaths(path.dirname(filename));
   Module._cache[filename] = mod;
-  script.runInThisContext().call(mod.exports, mod.exports, Module.createRequire(filename), mod, filename, path.dirname(filename));
+  const requireHere = (id) => mod.require(id);
+  script.runInThisContext().call(mod.exports, mod.exports, requireHere, mod, filename, path.dirname(filename));
   mod.loaded = true;
   return mod.exports;
 }
