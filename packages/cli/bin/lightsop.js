@@ -52,10 +52,12 @@ function lintEntry() {
   try {
     const dir = cacheDir(fs, path);
     if (dir) {
-      const st = fs.statSync(filename);
+      // The file's identity and nanosecond mtime: a rebuilt bundle never meets the old code (V8
+      // itself only checks the source's length).
+      const st = fs.statSync(filename, { bigint: true });
       let h = 0x811c9dc5;
       for (let i = 0; i < filename.length; i++) h = Math.imul(h ^ filename.charCodeAt(i), 0x01000193);
-      const key = `lint-${(h >>> 0).toString(16)}-${st.size}-${Math.floor(st.mtimeMs)}-${process.version}-${process.arch}`;
+      const key = `lint-${(h >>> 0).toString(16)}-${st.ino}-${st.size}-${st.mtimeNs}-${process.version}-${process.arch}`;
       cacheFile = path.join(dir, `${key}.bin`);
       try {
         cached = fs.readFileSync(cacheFile);
@@ -77,6 +79,13 @@ function lintEntry() {
         const temp = `${cacheFile}.${process.pid}.tmp`;
         fs.writeFileSync(temp, script.createCachedData(), { mode: 0o600 });
         fs.renameSync(temp, cacheFile);
+        // The code of earlier builds of this same file is of no use any more.
+        const dir = path.dirname(cacheFile);
+        const own = path.basename(cacheFile);
+        const prefix = own.split('-', 2).join('-') + '-';
+        for (const name of fs.readdirSync(dir)) {
+          if (name !== own && name.startsWith(prefix) && name.endsWith('.bin')) fs.rmSync(path.join(dir, name), { force: true });
+        }
       } catch {
         // No cache this time.
       }
