@@ -75,10 +75,15 @@ async function trusted({ vsix, keep, check, track }) {
   log('mcp completion:', JSON.stringify(rows.slice(0, 8)));
   await page.keyboard.type('echo', { delay: 15 });
   await vs.completions('everything.echo');
-  // Ctrl+Space again shows the focused item's details: the tool's description and parameters.
-  await page.keyboard.press('Control+Space');
+  // Ctrl+Space again toggles the focused item's details: the tool's description and parameters.
   const details = page.locator('.suggest-details', { hasText: 'Echoes back the input string' }).first();
-  await details.waitFor({ state: 'visible', timeout: 15000 });
+  await waitFor('the echo tool\'s details in the suggest widget', async () => {
+    if (await details.isVisible().catch(() => false)) return true;
+    if ((await page.locator('.editor-widget.suggest-widget.visible').count()) === 0) await vs.completions('everything.echo');
+    await page.keyboard.press('Control+Space');
+    await details.waitFor({ state: 'visible', timeout: 3000 }).catch(() => {});
+    return details.isVisible().catch(() => false);
+  }, 30000, 100);
   const detailText = (await details.innerText()).replace(/\s+/g, ' ').trim();
   log('mcp completion details:', JSON.stringify(detailText));
   if (!detailText.includes('message')) throw new Error(`the details lack the parameter "message": ${JSON.stringify(detailText)}`);
@@ -92,8 +97,8 @@ async function trusted({ vsix, keep, check, track }) {
   // Run Plan: the progress notification follows the long-running tool; the echo result shows inline.
   await vs.runCommand('LightSOPLang: Run Plan');
   const progress = await waitFor('the progress of the long-running tool in the notification', async () => {
-    const texts = await page.locator('.notifications-toasts .notification-toast').allInnerTexts();
-    return texts.map((t) => t.replace(/\s+/g, ' ')).find((t) => /@slow everything\.trigger-long-running-operation \d\/4 \(\d+%\)/.test(t)) ?? null;
+    const texts = (await page.locator('.notifications-toasts .notification-toast').allInnerTexts()).map((t) => t.replace(/\s+/g, ' '));
+    return texts.find((t) => /running mcp\.sop.*@slow everything\.trigger-long-running-operat.* \d\/4 \(\d+%\)/.test(t)) ?? (texts.length > 0 ? new Error(`toasts: ${JSON.stringify(texts)}`) : null);
   }, 60000, 100);
   log('mcp progress:', JSON.stringify(progress));
   await vs.shot('mcp-progress');
