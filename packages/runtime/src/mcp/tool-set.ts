@@ -174,10 +174,13 @@ export function withMcpTools(base: CommandRegistry | null, tools: McpToolSet, op
   // (the tool set reuses its routes while no server's tool list changed).
   let names: ReadonlySet<string> = new Set<string>();
   let namesRead = false;
-  const taken = (n: string) => names.has(n);
+  // A new function for each reading of the names: the tool set's cached routes are keyed by it.
+  let taken = (n: string) => names.has(n);
   const readNames = (): readonly CommandSpec[] => {
     const own = base ? readRegistryCommands(base) : [];
-    names = new Set(own.map((c) => c.name));
+    const read = new Set(own.map((c) => c.name));
+    names = read;
+    taken = (n: string) => read.has(n);
     namesRead = true;
     return own;
   };
