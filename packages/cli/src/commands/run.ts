@@ -93,9 +93,12 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     registry = loaded.registry;
   }
   // The tools of the config's MCP servers join the skills (not with --redis: the workers run the commands).
-  // Their calls' progress notifications go to the run board (executeRun fills the slot).
+  // Their calls' progress notifications go to the run board (executeRun fills the slot); progress
+  // is asked of the servers only when a terminal shows it.
   const progress: ProgressSlot = { onProgress: null };
-  if (!options.redis) registry = (await registryWithMcp(skillsPath ? registry : null, dir, USAGE, (p, shown) => progress.onProgress?.(p.variable, shown))) ?? registry;
+  const showsProgress = io.isTTY && !options.json;
+  const onProgress = showsProgress ? (p: { variable: string }, shown: string) => progress.onProgress?.(p.variable, shown) : undefined;
+  if (!options.redis) registry = (await registryWithMcp(skillsPath ? registry : null, dir, USAGE, onProgress)) ?? registry;
 
   let llmAgent: OpenAiCompatibleAgent | null = null;
   let budget: TokenBudget | null = null;
