@@ -4,11 +4,11 @@
  * Client sees their tools in list_commands, lint_plan and the plan_for_task prompt, runs one with
  * run_plan, and reads why the broken one is missing (`mcpProblems`), never a crash.
  */
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../helpers/cli';
+import { ensureBuilt, repoRoot } from '../helpers/cli';
 import { EVERYTHING_SERVER } from '../helpers/mcp';
 import { connectStdio, makeWorkspace, type Connected } from './fixture';
 
@@ -29,17 +29,22 @@ interface Listed {
   mcpProblems?: { server: string; message: string }[];
 }
 
+const MARKER_SERVER = path.join(repoRoot, 'test/mcp/fixtures/marker-server.mjs');
+
 describe('lightsop mcp with the workspace\'s MCP servers', { timeout: 120_000 }, () => {
   let ws: ReturnType<typeof makeWorkspace>;
   let server: Connected;
+  let marker: string;
   beforeAll(async () => {
     ensureBuilt();
     ws = makeWorkspace();
+    // server-everything writes its pid here when it starts: a restart changes it.
+    marker = path.join(ws.root, 'everything.pid');
     writeFileSync(path.join(ws.root, 'lightsop.config.json'), JSON.stringify({
       skills: './skills.mjs',
       plans: ['plans/**/*.sop'],
       mcpServers: {
-        everything: { command: process.execPath, args: [EVERYTHING_SERVER, 'stdio'] },
+        everything: { command: process.execPath, args: [MARKER_SERVER, marker, EVERYTHING_SERVER, 'stdio'] },
         broken: { command: process.execPath, args: ['-e', 'console.error("cannot open the database"); process.exit(2)'] },
       },
     }));
@@ -80,6 +85,13 @@ describe('lightsop mcp with the workspace\'s MCP servers', { timeout: 120_000 },
     const refused = (await call('run_plan', { text: '@x broken.tool\n' })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/mcpServers\.broken.*cannot open the database/);
+  });
+
+  it('the working server is started once: requests (and retries of the broken one) reuse it', async () => {
+    const pid = readFileSync(marker, 'utf8');
+    json(await call('list_commands'));
+    json(await call('lint_plan', { text: '@a everything.echo hi\n' }));
+    expect(readFileSync(marker, 'utf8')).toBe(pid);
   });
 
   it('the plan_for_task prompt lists the tools and says which server is missing', async () => {

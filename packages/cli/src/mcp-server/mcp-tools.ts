@@ -1,15 +1,16 @@
 /**
  * The MCP servers of the workspace's `lightsop.config.json` as `lightsop mcp` keeps them
  * (docs/mcp-server.md): their tools are commands a plan here may call, so list_commands, lint_plan,
- * run_plan and the plan_for_task prompt know them. The config is read on every request; the
- * servers start on the first request that needs them and keep running while their resolved
- * configuration is unchanged (a change restarts them). A server that cannot be resolved, started
- * or listed is a problem of its own (`mcpProblems`), never a crash, and is tried again on the next
- * request; the others serve. The config is the user's own, as for `lightsop run`.
+ * run_plan and the plan_for_task prompt know them. The config is read on every request; each
+ * server starts on the first request that needs it and keeps running while its resolved
+ * configuration is unchanged (a change restarts it, a removal stops it). A server that cannot be
+ * resolved, started or listed is a problem of its own (`mcpProblems`), never a crash, and is tried
+ * again on the next request; the others keep serving. The config is the user's own, as for
+ * `lightsop run`.
  */
 import path from 'node:path';
 import { resolveMcpServer, type ResolvedMcpServer } from '@lightsop/core';
-import { mcpStartTimeoutMs, McpToolSet } from '@lightsop/runtime/mcp';
+import { mcpStartTimeoutMs, McpConnection, McpToolSet } from '@lightsop/runtime/mcp';
 import type { Config } from '../config';
 
 /** A configured server whose tools are not available, and why (secrets redacted). */
@@ -24,8 +25,15 @@ export interface WorkspaceMcp {
   readonly problems: readonly McpProblem[];
 }
 
+interface Running {
+  /** The resolved configuration as JSON, in memory only (it holds the secrets of `env` and `headers`). */
+  readonly signature: string;
+  /** The connection, or the server's problem. */
+  readonly started: Promise<McpConnection | { problem: string }>;
+}
+
 export class WorkspaceMcpServers {
-  #current: { signature: string; tools: Promise<McpToolSet> } | null = null;
+  readonly #running = new Map<string, Running>();
 
   constructor(private readonly clientVersion: string, private readonly env: Readonly<Record<string, string | undefined>> = process.env) {}
 
@@ -49,33 +57,52 @@ export class WorkspaceMcpServers {
     } catch (error) {
       return { tools: null, problems: [...problems, ...servers.map((s) => ({ server: s.name, message: (error as Error).message }))] };
     }
-    // In memory only: the resolved configuration holds the secrets of `env` and `headers`.
-    const signature = JSON.stringify(servers);
-    if (this.#current?.signature !== signature) {
-      // Replaced before anything is awaited: requests at the same time share one start.
-      const old = this.#current;
-      const open = async () => {
-        if (old) await closeSet(old.tools);
-        return McpToolSet.open(servers, { clientName: 'lightsop-mcp', clientVersion: this.clientVersion, timeoutMs });
-      };
-      this.#current = { signature, tools: open() };
+    // Servers no longer configured (or no longer resolvable) stop.
+    const wanted = new Set(servers.map((s) => s.name));
+    for (const name of [...this.#running.keys()]) if (!wanted.has(name)) void this.#stop(name);
+    // Each server is replaced before anything is awaited: requests at the same time share one start.
+    for (const server of servers) {
+      const signature = JSON.stringify(server);
+      const current = this.#running.get(server.name);
+      if (current?.signature === signature) continue;
+      const old = current?.started;
+      this.#running.set(server.name, { signature, started: this.#start(server, timeoutMs, old) });
     }
-    const current = this.#current!;
-    const tools = await current.tools;
-    for (const problem of tools.problems) problems.push({ server: problem.server, message: `${config.file}: field "mcpServers.${problem.server}": ${problem.message}` });
-    // A server that failed is tried again on the next request (it may have been fixed).
-    if (tools.problems.length > 0 && this.#current === current) this.#current = { signature: `retry:${signature}`, tools: current.tools };
-    return { tools, problems };
+    const connections: McpConnection[] = [];
+    for (const server of servers) {
+      const running = this.#running.get(server.name)!;
+      const started = await running.started;
+      if (started instanceof McpConnection) {
+        connections.push(started);
+        continue;
+      }
+      problems.push({ server: server.name, message: `${config.file}: field "mcpServers.${server.name}": ${started.problem}` });
+      // Tried again on the next request (it may have been fixed).
+      if (this.#running.get(server.name) === running) this.#running.delete(server.name);
+    }
+    return { tools: McpToolSet.of(connections), problems };
+  }
+
+  async #start(server: ResolvedMcpServer, timeoutMs: number, old: Running['started'] | undefined): Promise<McpConnection | { problem: string }> {
+    if (old) await closeStarted(old);
+    const set = await McpToolSet.open([server], { clientName: 'lightsop-mcp', clientVersion: this.clientVersion, timeoutMs });
+    const connection = set.connections[0];
+    return connection ?? { problem: set.problems[0]?.message ?? `MCP server "${server.name}" failed` };
+  }
+
+  async #stop(name: string): Promise<void> {
+    const running = this.#running.get(name);
+    this.#running.delete(name);
+    if (running) await closeStarted(running.started);
   }
 
   /** Stops every server. */
   async close(): Promise<void> {
-    const current = this.#current;
-    this.#current = null;
-    if (current) await closeSet(current.tools);
+    await Promise.all([...this.#running.keys()].map((name) => this.#stop(name)));
   }
 }
 
-async function closeSet(tools: Promise<McpToolSet>): Promise<void> {
-  await (await tools.catch(() => McpToolSet.EMPTY)).close();
+async function closeStarted(started: Running['started']): Promise<void> {
+  const value = await started.catch(() => null);
+  if (value instanceof McpConnection) await value.close();
 }
