@@ -18,12 +18,13 @@ const alias = {
   '@lightsop/runtime/compat': p('packages/runtime/src/compat/index.ts'),
   '@lightsop/runtime/skills': p('packages/runtime/src/skills/index.ts'),
   '@lightsop/runtime/mcp': p('packages/runtime/src/mcp/index.ts'),
+  '@lightsop/runtime/otel': p('packages/runtime/src/otel/index.ts'),
   '@lightsop/runtime': p('packages/runtime/src/index.ts'),
   '@lightsop/sessions': p('packages/sessions/src/index.ts'),
   '@lightsop/language-server': p('packages/language-server/src/index.ts'),
   '@lightsop/distributed': p('packages/distributed/src/index.ts'),
 };
-const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@modelcontextprotocol/*', '@lightsop/*'];
+const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@modelcontextprotocol/*', '@opentelemetry/*', '@lightsop/*'];
 // ESM bundles that contain CommonJS dependencies need `require`.
 const esmBanner = { js: "import { createRequire as __lsCreateRequire } from 'node:module'; const require = __lsCreateRequire(import.meta.url);" };
 
@@ -33,6 +34,7 @@ const targets = [
   { entry: 'packages/runtime/src/compat/index.ts', out: 'packages/runtime/dist/compat.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/skills/index.ts', out: 'packages/runtime/dist/skills.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/mcp/index.ts', out: 'packages/runtime/dist/mcp.js', format: 'esm', external: libExternal },
+  { entry: 'packages/runtime/src/otel/index.ts', out: 'packages/runtime/dist/otel.js', format: 'esm', external: libExternal },
   { entry: 'packages/sessions/src/index.ts', out: 'packages/sessions/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/distributed/src/index.ts', out: 'packages/distributed/dist/index.js', format: 'esm', external: [...libExternal, 'bullmq', 'ioredis'] },
   { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, splitting: true, external: ['msgpackr-extract'], banner: esmBanner },
