@@ -40,6 +40,8 @@ const targets = [
   { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, splitting: true, external: ['msgpackr-extract'], banner: esmBanner },
   { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'] },
+  // OpenTelemetry for Run Plan's traces, a file of its own that the extension imports only when traces are on.
+  { entry: 'packages/runtime/src/otel/index.ts', out: 'extension/dist/otel.cjs', format: 'cjs', bundleAll: true },
   // The language server again, inside the extension, so that the .vsix is self-contained.
   { entry: 'packages/language-server/src/main.ts', out: 'extension/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/graph/webview.ts', out: 'extension/dist/graph-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },

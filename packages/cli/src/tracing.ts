@@ -5,7 +5,7 @@
  * own that is imported only when tracing is on, so `lint`, `fmt` and a plain `run` never load them
  * (test/cli/otel-loading.test.ts).
  */
-import { tracingRequested, type Tracing } from '@lightsop/runtime';
+import { otlpHeaderSecrets, tracingRequested, type Tracing } from '@lightsop/runtime';
 export type { CommandOutcome, RunTrace, ToolCall, Tracing } from '@lightsop/runtime';
 import type { Io } from './io';
 import { leaveWorkBehind } from './idle';
@@ -14,30 +14,13 @@ import { redact, rememberSecret, terminalText } from './terminal-text';
 /** The longest wait for the spans to leave before the CLI exits anyway. */
 export const TRACE_FLUSH_TIMEOUT_MS = 5000;
 
-/** The values of OTEL_EXPORTER_OTLP_HEADERS (and the traces one), remembered as secrets. */
-function rememberHeaderSecrets(env: NodeJS.ProcessEnv): void {
-  for (const raw of [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS]) {
-    for (const pair of (raw ?? '').split(',')) {
-      const eq = pair.indexOf('=');
-      if (eq < 0) continue;
-      const value = pair.slice(eq + 1).trim();
-      rememberSecret(value);
-      try {
-        rememberSecret(decodeURIComponent(value));
-      } catch {
-        // Not percent-encoded.
-      }
-    }
-  }
-}
-
 /**
  * Starts tracing when it is requested, else returns null without loading anything. A failure to
  * load or configure the exporter is a warning: the run goes on without traces.
  */
 export async function startTracing(flag: boolean | undefined, env: NodeJS.ProcessEnv, io: Io): Promise<Tracing | null> {
   if (!tracingRequested(flag, env)) return null;
-  rememberHeaderSecrets(env);
+  for (const secret of otlpHeaderSecrets(env)) rememberSecret(secret);
   try {
     const { createOtelTracing } = await import('@lightsop/runtime/otel');
     return createOtelTracing({

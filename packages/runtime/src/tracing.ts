@@ -55,3 +55,25 @@ export function tracingRequested(flag: boolean | undefined, env: NodeJS.ProcessE
   return Boolean(flag || env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim());
 }
 
+
+/**
+ * The values of OTEL_EXPORTER_OTLP_HEADERS and OTEL_EXPORTER_OTLP_TRACES_HEADERS (`Authorization=Bearer%20...`),
+ * as written and percent-decoded: secrets a host keeps out of every output.
+ */
+export function otlpHeaderSecrets(env: NodeJS.ProcessEnv): string[] {
+  const out: string[] = [];
+  for (const raw of [env.OTEL_EXPORTER_OTLP_HEADERS, env.OTEL_EXPORTER_OTLP_TRACES_HEADERS]) {
+    for (const pair of (raw ?? '').split(',')) {
+      const eq = pair.indexOf('=');
+      if (eq < 0) continue;
+      const value = pair.slice(eq + 1).trim();
+      out.push(value);
+      try {
+        out.push(decodeURIComponent(value));
+      } catch {
+        // Not percent-encoded.
+      }
+    }
+  }
+  return out;
+}
