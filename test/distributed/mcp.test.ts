@@ -143,7 +143,7 @@ describe('workers host MCP servers (lightsop worker --config)', () => {
     expect(invalid.stderr()).not.toMatch(/\n\s+at /);
   }, 60_000);
 
-  it('--timeout cancels a long-running tool on the worker\'s server (notifications/cancelled), run --redis and batch', async () => {
+  it('--timeout and Ctrl-C cancel a long-running tool on the worker\'s server (notifications/cancelled): run --redis and batch', async () => {
     const dir = tempDir('lightsop-mcp-cancel-');
     const log = path.join(dir, 'client-messages.jsonl');
     const ws = workspace('@slow everything.trigger-long-running-operation 600 600\n@quick everything.echo hi\n', { command: process.execPath, args: [TEE, log, EVERYTHING_SERVER, 'stdio'] });
@@ -171,6 +171,15 @@ describe('workers host MCP servers (lightsop worker --config)', () => {
     const [line] = jsonLines(path.join(ws.dir, 'out.jsonl'));
     expect(line).toMatchObject({ status: 'fail', aborted: 'timed out after 3000 ms' });
     await waitUntil('notifications/cancelled reached the server for the batch\'s call', () => longCalls().length === 2 && cancelled().includes(longCalls()[1]));
+    expect(cancelled()).toEqual(longCalls());
+
+    // Ctrl-C of the coordinator, once the call has reached the server.
+    const interrupted = spawnCli(['run', 'plan.sop', '--json', '--redis', redis.url, '--queue', queue], { cwd: ws.dir });
+    await waitUntil('the third long-running call reached the server', () => longCalls().length === 3);
+    interrupted.signal('SIGINT');
+    expect(await interrupted.exited).toBe(1);
+    expect(interrupted.stderr()).toContain('interrupted');
+    await waitUntil('notifications/cancelled reached the server for the interrupted call', () => cancelled().includes(longCalls()[2]));
     expect(cancelled()).toEqual(longCalls());
 
     w.signal('SIGTERM');
