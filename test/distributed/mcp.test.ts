@@ -155,7 +155,7 @@ describe('workers host MCP servers (lightsop worker --config)', () => {
     const longCalls = () => messages().filter((m) => m.method === 'tools/call' && m.params?.name === 'trigger-long-running-operation').map((m) => m.id);
     const cancelled = () => messages().filter((m) => m.method === 'notifications/cancelled').map((m) => m.params!.requestId);
 
-    const run = spawnCli(['run', 'plan.sop', '--json', '--timeout', '3s', '--redis', redis.url, '--queue', queue], { cwd: ws.dir });
+    const run = spawnCli(['run', 'plan.sop', '--json', '--timeout', '5s', '--redis', redis.url, '--queue', queue], { cwd: ws.dir });
     expect(await run.exited).toBe(1);
     const json = JSON.parse(run.stdout()) as RunJson;
     expect(json.variables.quick).toEqual({ status: 'success', value: 'Echo: hi' });
@@ -166,10 +166,10 @@ describe('workers host MCP servers (lightsop worker --config)', () => {
 
     // batch: the per-input --timeout stops the run on the worker, and the tool call with it.
     writeFileSync(path.join(ws.dir, 'inputs.jsonl'), '"one"\n');
-    const batch = spawnCli(['batch', 'plan.sop', '--inputs', 'inputs.jsonl', '--out', 'out.jsonl', '--timeout', '3s', '--redis', redis.url, '--queue', queue], { cwd: ws.dir });
+    const batch = spawnCli(['batch', 'plan.sop', '--inputs', 'inputs.jsonl', '--out', 'out.jsonl', '--timeout', '5s', '--redis', redis.url, '--queue', queue], { cwd: ws.dir });
     expect(await batch.exited).toBe(1);
     const [line] = jsonLines(path.join(ws.dir, 'out.jsonl'));
-    expect(line).toMatchObject({ status: 'fail', aborted: 'timed out after 3000 ms' });
+    expect(line).toMatchObject({ status: 'fail', aborted: 'timed out after 5000 ms' });
     await waitUntil('notifications/cancelled reached the server for the batch\'s call', () => longCalls().length === 2 && cancelled().includes(longCalls()[1]));
     expect(cancelled()).toEqual(longCalls());
 
