@@ -22,12 +22,13 @@ const alias = {
   '@lightsop/runtime/compat': p('packages/runtime/src/compat/index.ts'),
   '@lightsop/runtime/skills': p('packages/runtime/src/skills/index.ts'),
   '@lightsop/runtime/mcp': p('packages/runtime/src/mcp/index.ts'),
+  '@lightsop/runtime/otel': p('packages/runtime/src/otel/index.ts'),
   '@lightsop/runtime': p('packages/runtime/src/index.ts'),
   '@lightsop/sessions': p('packages/sessions/src/index.ts'),
   '@lightsop/language-server': p('packages/language-server/src/index.ts'),
   '@lightsop/distributed': p('packages/distributed/src/index.ts'),
 };
-const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@modelcontextprotocol/*', '@lightsop/*'];
+const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@modelcontextprotocol/*', '@opentelemetry/*', '@lightsop/*'];
 // ESM bundles that contain CommonJS dependencies need `require`.
 const esmBanner = { js: "import { createRequire as __lsCreateRequire } from 'node:module'; const require = __lsCreateRequire(import.meta.url);" };
 
@@ -42,7 +43,7 @@ const lazyModules = [
 // The lint bundle never starts MCP servers: lint-fast.ts leaves a plan whose config has them to
 // the full CLI, so these are never called there.
 const absentInLint = `const absent = () => { throw new Error('the lint entry does not start MCP servers'); };
-export const mcpStartTimeoutMs = absent; export const withMcpTools = absent;
+export const mcpStartTimeoutMs = absent; export const withMcpTools = absent; export const progressText = absent;
 export class McpTimeoutSettingError extends Error {}
 export const McpToolSet = { open: absent };`;
 
@@ -77,6 +78,7 @@ const targets = [
   { entry: 'packages/runtime/src/compat/index.ts', out: 'packages/runtime/dist/compat.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/skills/index.ts', out: 'packages/runtime/dist/skills.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/mcp/index.ts', out: 'packages/runtime/dist/mcp.js', format: 'esm', external: libExternal },
+  { entry: 'packages/runtime/src/otel/index.ts', out: 'packages/runtime/dist/otel.js', format: 'esm', external: libExternal },
   { entry: 'packages/sessions/src/index.ts', out: 'packages/sessions/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/distributed/src/index.ts', out: 'packages/distributed/dist/index.js', format: 'esm', external: [...libExternal, 'bullmq', 'ioredis'] },
   { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, splitting: true, external: ['msgpackr-extract'], banner: esmBanner },
@@ -86,6 +88,8 @@ const targets = [
   })),
   { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'] },
+  // OpenTelemetry for Run Plan's traces, a file of its own that the extension imports only when traces are on.
+  { entry: 'packages/runtime/src/otel/index.ts', out: 'extension/dist/otel.cjs', format: 'cjs', bundleAll: true },
   // The language server again, inside the extension, so that the .vsix is self-contained.
   { entry: 'packages/language-server/src/main.ts', out: 'extension/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/graph/webview.ts', out: 'extension/dist/graph-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },

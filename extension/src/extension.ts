@@ -7,6 +7,7 @@
  * the chat panel through ChatPanels (chat/), which owns the window's session registry.
  */
 import { stopAllMcpServers } from './run/plan-mcp';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { setApiKey } from './api-key';
@@ -23,6 +24,7 @@ import { declarationAt } from './plan-outline';
 import { InlineResults } from './run/inline-results';
 import { ResultsStore } from './run/results';
 import { PlanRunner } from './run/runner';
+import { loadBundledOtel } from './run/traces';
 import { VariablesView } from './run/variables-view';
 
 let client: LanguageClient | null = null;
@@ -55,7 +57,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const results = new ResultsStore();
   // What the extension knows of an open plan comes from the language server, once it has started.
   const facts = new PlanFacts();
-  const runner = new PlanRunner(context.secrets, results, output, facts);
+  const runner = new PlanRunner(context.secrets, results, output, facts, loadBundledOtel(path.join(context.extensionPath, 'dist')), String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0'));
   const graphs = new GraphPanels(context.extensionUri, results, facts, (uri) => runner.generatedPlan(uri), revealLine);
   const linter = new WorkspaceLinter(output);
   const codeLens = new PlanCodeLens(facts);

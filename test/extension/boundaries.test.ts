@@ -38,7 +38,8 @@ describe('the extension asks the language server about open plans', () => {
 
   it('no module but positions.ts converts core lines and columns (the chat shows its own plans\' lines)', () => {
     const reading = /\.(lineNumber|endLine|endColumn)\b|\.range\.(line|column)\b|\bline\s*-\s*1\b/;
-    const offenders = sources().map(rel).filter((f) => f !== 'positions.ts' && !f.startsWith('chat/'))
+    // run/traces.ts hands the runtime's line number to a span as it is (no editor position is made).
+    const offenders = sources().map(rel).filter((f) => f !== 'positions.ts' && f !== 'run/traces.ts' && !f.startsWith('chat/'))
       .filter((f) => reading.test(readFileSync(path.join(root, f), 'utf8').replace(/\/\*[\s\S]*?\*\/|\/\/.*$/gm, '')));
     expect(offenders).toEqual([]);
   });

@@ -16,6 +16,7 @@ import {
   ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor, dataText,
   type RunEvent,
 } from '@lightsop/runtime';
+import { progressText, type McpProgress } from '@lightsop/runtime/mcp';
 import { getApiKey } from '../api-key';
 import type { PlanFacts } from '../plan-facts';
 import { errorLines } from '../plan-outline';
@@ -24,6 +25,7 @@ import { planSettings } from '../settings';
 import { diagnosticLine } from './format';
 import { loadPlanRegistry } from './plan-skills';
 import { oneLine, STATUS_GLYPH, type ResultsStore, type VariableState } from './results';
+import { startRunTrace, type OtelLoader, type TracedRun } from './traces';
 
 interface Session {
   readonly interpreter: Interpreter;
@@ -32,6 +34,8 @@ interface Session {
   running: AbortController | null;
   /** For english scripts, the plan the model wrote last. */
   generated: string | null;
+  /** The running run's trace, when traces are on (traces.ts). */
+  trace: TracedRun | null;
 }
 
 export interface RunOutcome {
@@ -44,6 +48,8 @@ export class PlanRunner implements vscode.Disposable {
   private readonly sessions = new Map<string, Session>();
   /** The progress notification of each running document, fed from the interpreter's events. */
   private readonly progressListeners = new Map<string, (e: RunEvent) => void>();
+  /** The same notification, fed with the progress of the running document's MCP tool calls. */
+  private readonly mcpProgressListeners = new Map<string, (p: McpProgress) => void>();
   private readonly generatedEmitter = new vscode.EventEmitter<string>();
   /** Fires with a document URI when an english script's generated plan changed. */
   readonly onDidGeneratePlan = this.generatedEmitter.event;
@@ -53,6 +59,9 @@ export class PlanRunner implements vscode.Disposable {
     private readonly results: ResultsStore,
     private readonly output: vscode.OutputChannel,
     private readonly facts: PlanFacts,
+    /** Loads OpenTelemetry (dist/otel.cjs) on the first traced run. */
+    private readonly loadOtel: OtelLoader,
+    private readonly version: string,
   ) {}
 
   dispose(): void {
@@ -96,6 +105,7 @@ export class PlanRunner implements vscode.Disposable {
     const settings = planSettings(doc.uri);
     // An english script needs its language model first: it writes the plan.
     let llmAgent: OpenAiCompatibleAgent | null = null;
+    let apiKey: string | undefined;
     let llmStamp = 'none';
     if (english) {
       const { baseUrl, model } = settings.llm;
@@ -115,13 +125,15 @@ export class PlanRunner implements vscode.Disposable {
         });
         return { ran: false };
       }
-      const apiKey = await getApiKey(this.secrets);
-      llmAgent = new OpenAiCompatibleAgent({ baseUrl: base, model: mdl, apiKey });
+      apiKey = await getApiKey(this.secrets);
+      // The model's calls go to the trace of whichever run of this document is going on.
+      llmAgent = new OpenAiCompatibleAgent({ baseUrl: base, model: mdl, apiKey, onCall: (call) => this.sessions.get(uri)?.trace?.modelCall(call) });
       // The key itself is never kept or logged; a hash tells whether it changed.
       llmStamp = `${base}|${mdl}|${apiKey ? createHash('sha256').update(apiKey).digest('hex').slice(0, 12) : 'no-key'}`;
     }
 
-    const skills = await loadPlanRegistry(settings.skillsPath, settings.skillsOrigin, settings.configFile);
+    // Keyed by document, not by run: the interpreter keeps its registry across runs.
+    const skills = await loadPlanRegistry(settings.skillsPath, settings.skillsOrigin, settings.configFile, (p) => this.onMcpProgress(uri, p));
     if (!skills.ok) {
       if (skills.kind === 'json') {
         void vscode.window.showErrorMessage(`LightSOPLang: ${skills.message}`);
@@ -152,6 +164,7 @@ export class PlanRunner implements vscode.Disposable {
         key,
         running: null,
         generated: null,
+        trace: null,
       };
       if (session) this.log(`[run] ${file}: the skills or the language model changed; starting from a fresh state`);
       session = fresh;
@@ -163,6 +176,18 @@ export class PlanRunner implements vscode.Disposable {
     const scope = targets?.length ? ` up to @${targets.join(', @')}` : '';
     this.log(`[run] ${new Date().toLocaleTimeString()} ${file}${scope} (${skillsNote})`);
     const started = Date.now();
+    session.trace = await startRunTrace('lightsop run', { 'lightsop.plan': file, 'lightsop.plan.english': english }, {
+      setting: settings.otel,
+      env: process.env,
+      load: this.loadOtel,
+      version: this.version,
+      // A skill's error text may quote the stored key (plans that are not english never read it otherwise).
+      secrets: async () => [apiKey ?? (await getApiKey(this.secrets))].filter((k): k is string => Boolean(k)),
+      warn: (message) => this.log(`[traces] ${message}`),
+    });
+    const trace = session.trace;
+    let traceError: string | undefined;
+    let traceAttributes: Record<string, string | number | boolean> = {};
     try {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `LightSOPLang: running ${file}${scope}`, cancellable: true },
@@ -172,10 +197,12 @@ export class PlanRunner implements vscode.Disposable {
             if (e.type === 'command-started') progress.report({ message: `@${e.variable} ${oneLine(e.command, 40)}` });
           };
           this.progressListeners.set(uri, listener);
+          this.mcpProgressListeners.set(uri, (p) => progress.report({ message: `@${p.variable} ${oneLine(p.command, 40)} ${progressText(p)}` }));
           try {
             return await session!.interpreter.updateCode(text, { targets: targets ? [...targets] : undefined, signal: controller.signal });
           } finally {
             this.progressListeners.delete(uri);
+            this.mcpProgressListeners.delete(uri);
           }
         },
       );
@@ -186,6 +213,9 @@ export class PlanRunner implements vscode.Disposable {
       const summary = `${states.length} variable${states.length === 1 ? '' : 's'}: ${counts.success ?? 0} succeeded, ${counts.fail ?? 0} failed, ${counts.canceled ?? 0} canceled, ${counts.undefined ?? 0} not run`;
       this.log(`[run] ${file}: ${result.aborted ? 'canceled; ' : ''}${summary}; ${result.commands.length} command${result.commands.length === 1 ? '' : 's'} ran (${ms} ms)`);
       for (const s of states) this.log(`  ${STATUS_GLYPH[s.status]} @${s.name}  ${s.status}  ${oneLine(s.value, 200)}`);
+      traceAttributes = { 'lightsop.run.canceled': result.aborted, 'lightsop.run.failed': counts.fail ?? 0, 'lightsop.run.succeeded': counts.success ?? 0 };
+      if (result.aborted) traceError = 'canceled';
+      else if ((counts.fail ?? 0) > 0) traceError = `${counts.fail} failed`;
       const message = `LightSOPLang: ${file}${scope}${result.aborted ? ' canceled' : ''}: ${summary}.`;
       const show = (counts.fail ?? 0) > 0 || result.aborted ? vscode.window.showWarningMessage(message, 'Show Output') : vscode.window.showInformationMessage(message, 'Show Output');
       void show.then((pick) => {
@@ -193,6 +223,7 @@ export class PlanRunner implements vscode.Disposable {
       });
       return { ran: true, aborted: result.aborted, counts };
     } catch (error) {
+      traceError = error instanceof Error ? error.message : String(error);
       if (error instanceof PlanValidationError) {
         // The interpreter validated `text` (no $input in Run Plan, and its own skills): its
         // positions are converted on that text.
@@ -209,6 +240,9 @@ export class PlanRunner implements vscode.Disposable {
       return { ran: false };
     } finally {
       session.running = null;
+      session.trace = null;
+      // The spans leave in the background (bounded); the run's result does not wait for them.
+      void trace?.end(traceAttributes, traceError);
     }
   }
 
@@ -229,8 +263,17 @@ export class PlanRunner implements vscode.Disposable {
     return states;
   }
 
+  /** An MCP tool call's progress: in the notification and the output channel. */
+  private onMcpProgress(uri: string, p: McpProgress): void {
+    const listener = this.mcpProgressListeners.get(uri);
+    if (!listener) return;
+    listener(p);
+    this.log(`  … @${p.variable} ${progressText(p)}`);
+  }
+
   private onEvent(uri: string, session: Session, e: RunEvent): void {
     this.progressListeners.get(uri)?.(e);
+    session.trace?.onEvent(e, (name) => session.interpreter.getValue(name), dataText);
     switch (e.type) {
       case 'run-started':
         break;
