@@ -29,7 +29,7 @@ export async function cli(args: string[], options: { cwd?: string; isTTY?: boole
 
 /** Makes sure the bundles exist (CI builds before testing; a fresh checkout may not have). */
 export function ensureBuilt(): void {
-  if (!existsSync(path.join(repoRoot, 'packages/cli/dist/main.js'))) {
+  if (!existsSync(path.join(repoRoot, 'packages/cli/dist/main.js')) || !existsSync(path.join(repoRoot, 'packages/cli/dist/lint.cjs'))) {
     execFileSync(process.execPath, [path.join(repoRoot, 'scripts/build.mjs')], { cwd: repoRoot, stdio: 'ignore' });
   }
 }

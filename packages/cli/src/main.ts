@@ -5,13 +5,13 @@
  */
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { DIAGNOSTIC_CODES } from '@lightsop/core';
-import pkg from '../package.json';
 import type { ProcessSignals } from './commands/run';
 import { formatSeconds, parseDuration } from './duration';
 import { CliError, usageExitCode } from './errors';
 import { exitAfterOutput, workLeftBehind } from './idle';
 import { closeMcpServers } from './mcp';
-import { guardStream, outputFailureExit, type Io } from './io';
+import { outputFailureExit, type Io } from './io';
+import { entryErrorText, processIo } from './process-io';
 import { DEFAULT_GRACE_MS } from './defaults';
 import { baseUrlProblem } from './llm-url';
 import { guardIo, rememberEnvironmentSecrets, terminalText } from './terminal-text';
@@ -39,30 +39,7 @@ function nonNegativeInt(value: string): number {
   return n;
 }
 
-/** The real process as an Io; `failureExit` is the exit code when stdout cannot be written. */
-export function processIo(failureExit = 2): Io {
-  const isTTY = Boolean(process.stdout.isTTY);
-  const err = guardStream(process.stderr, 'standard error', failureExit, () => {});
-  const out = guardStream(process.stdout, 'standard output', failureExit, (line) => err.write(line));
-  const color = process.env.NO_COLOR ? false : process.env.FORCE_COLOR ? process.env.FORCE_COLOR !== '0' : isTTY;
-  let cwd: string;
-  try {
-    cwd = process.cwd();
-  } catch (error) {
-    // Node cannot name the directory a shell sits in after it was deleted (ENOENT, uv_cwd).
-    throw new CliError(`the current directory cannot be read (${entryErrorText(error)}): was it deleted or moved? Change to an existing directory.`, failureExit);
-  }
-  return {
-    cwd,
-    isTTY,
-    color,
-    version: pkg.version,
-    columns: process.stdout.columns,
-    rows: process.stdout.rows,
-    stdout: (text) => out.write(text),
-    stderr: (text) => err.write(text),
-  };
-}
+export { processIo };
 
 /** The LLM options `run` and `chat` share. */
 function addLlmOptions(command: Command, baseUrlHelp: string, modelHelp: string): Command {
@@ -395,20 +372,6 @@ if (isEntry) {
 }
 
 /** Reports a failure of the CLI's entry on standard error and sets the exit code. Never throws. */
-/** Describes whatever was thrown without trusting it (the runtime's errorText is not loaded here). */
-function entryErrorText(error: unknown): string {
-  try {
-    if (error instanceof Error) return String(error.message);
-  } catch {
-    // A Proxy or a throwing getter: describe the value itself.
-  }
-  try {
-    return String(error);
-  } catch {
-    return 'a value that cannot be described';
-  }
-}
-
 function reportEntryFailure(error: unknown, fallbackExit: number): void {
   const known = error instanceof CliError;
   process.exitCode = known ? error.exitCode : fallbackExit;

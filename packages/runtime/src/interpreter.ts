@@ -125,6 +125,8 @@ class Entry {
   commentLines: readonly string[] = [];
   value: Value = undefinedValue('', 'internal');
   deps: Entry[] = [];
+  /** For each argument, the entry a reference names (null for a literal): read when it runs. */
+  argDeps: (Entry | null)[] = [];
   dependents: Entry[] = [];
   level = 0;
   /** Position in table order (`Interpreter.rebuildGraph`). */
@@ -464,6 +466,24 @@ export class Interpreter {
         e.deps[i] = dep;
         dep.dependents.push(e);
       }
+      // Each reference argument names one of the (few) dependencies: found here once, so that
+      // running the entry reads its arguments without a lookup in the table.
+      const args = e.args;
+      e.argDeps.length = args.length;
+      for (let i = 0; i < args.length; i++) {
+        const a = args[i]!;
+        let dep: Entry | null = null;
+        if (a.kind !== 'literal') {
+          for (let k = 0; k < names.length; k++) {
+            if (names[k] === a.name) {
+              dep = e.deps[k]!;
+              break;
+            }
+          }
+          dep ??= this.table.get(a.name)!;
+        }
+        e.argDeps[i] = dep;
+      }
     }
     const order: Entry[] = [];
     for (const e of this.table.values()) {
@@ -681,7 +701,9 @@ export class Interpreter {
         if (ctx.signal?.aborted) ctx.aborted = true;
         while (!stopped() && running < limit && queue.size > 0) {
           const e = queue.pop()!;
-          if (e.flight !== 0 || !this.isReady(e)) continue;
+          // Exact counters say it without visiting the dependencies again (a host's setValue
+          // makes them inexact: then each dependency is checked).
+          if (e.flight !== 0 || (ctx.hostChanged ? !this.isReady(e) : waiting[e.index] !== 0 || e.value.status !== 'undefined')) continue;
           running++;
           void this.executeEntry(e, ctx, builtinAssign, settle);
         }
@@ -748,7 +770,7 @@ export class Interpreter {
       let raw = e.command;
       for (let i = 0; i < e.args.length; i++) {
         const a = e.args[i]!;
-        const value = a.kind === 'literal' ? a.value : this.table.get(a.name)!.value.data;
+        const value = a.kind === 'literal' ? a.value : e.argDeps[i]!.value.data;
         args[i] = value;
         raw = appendToRaw(raw, value === null || value === undefined ? '' : textOf(value));
       }

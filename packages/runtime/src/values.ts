@@ -83,6 +83,8 @@ const ALIASES: Record<string, Status> = {
 
 /** Reads a status from text: trimmed, lower-cased, with the cancel aliases; null otherwise. */
 export function normalizeStatus(status: unknown): Status | null {
+  // The four statuses as they are (every value a responder makes): no text to build.
+  if (status === 'success' || status === 'fail' || status === 'undefined' || status === 'canceled') return status;
   if (!status) return null;
   const key = textOf(status).trim().toLowerCase();
   return Object.prototype.hasOwnProperty.call(ALIASES, key) ? ALIASES[key]! : null;

@@ -13,10 +13,8 @@ import type { Diagnostic } from '../diagnostics/diagnostic';
 import { isBlankSlice, isWhitespace, skipWhitespace, trimEnd } from '../text/characters';
 import { LineIndex } from '../text/line-index';
 import { lineRange, type SourceRange } from '../text/source-range';
-import { lexHeaders } from './lexer';
 import { findInlineComment, LineClass, scanLines, type Lines } from './lines';
-import { groupHeaderTokens, parseHeaderTokens } from './parser';
-import { Quoted, quotedPayload } from './tokens';
+import { readBrokenHeader } from './broken-header';
 import {
   commentNode, DeclFlag, decodeQuoted, grow, SpanTable, SyntaxTree, TokenKind, type TreeArrays,
 } from './tree';
@@ -499,8 +497,7 @@ class PlanBuilder {
    * one become the command and arguments, and the broken one the lexical error.
    */
   private slowHeader(eff: number, codeEnd: number, lineNumber: number, lineStart: number): SlowHeader {
-    const tokens = lexHeaders(this.text.slice(eff, codeEnd) + '\n');
-    const header = parseHeaderTokens(tokens)?.[0] ?? groupHeaderTokens(tokens)[0]!;
+    const header = readBrokenHeader(this.text.slice(eff, codeEnd));
     const range = (start: number, length: number) => lineRange(lineNumber, lineStart, eff + start, eff + start + length);
     const lexicalError = (start: number, length: number, error: 'unterminated' | 'escape', quote: string): Diagnostic => {
       const r = range(start, length);
@@ -511,30 +508,27 @@ class PlanBuilder {
     const command = header.command;
     if (!command) return { commandStart: -1, commandEnd: -1, commandKind: TokenKind.Word, commandValue: null, lexicalError: null };
     const kindOf = (quote: string): number => (quote === '"' ? TokenKind.Double : TokenKind.Single);
-    if (command.tokenType === Quoted && quotedPayload(command).error) {
-      const p = quotedPayload(command);
-      return { commandStart: -1, commandEnd: -1, commandKind: TokenKind.Word, commandValue: null, lexicalError: lexicalError(command.startOffset, command.image.length, p.error!, p.quote) };
+    if (command.quote !== null && command.error) {
+      return { commandStart: -1, commandEnd: -1, commandKind: TokenKind.Word, commandValue: null, lexicalError: lexicalError(command.start, command.length, command.error, command.quote) };
     }
     let error: Diagnostic | null = null;
     for (const t of header.args) {
-      const start = eff + t.startOffset;
-      const end = start + t.image.length;
-      if (t.tokenType === Quoted) {
-        const p = quotedPayload(t);
-        if (p.error) {
-          error = lexicalError(t.startOffset, t.image.length, p.error, p.quote);
+      const start = eff + t.start;
+      const end = start + t.length;
+      if (t.quote !== null) {
+        if (t.error) {
+          error = lexicalError(t.start, t.length, t.error, t.quote);
           break;
         }
-        this.pushArg(kindOf(p.quote), start, end);
-      } else this.pushArg(t.image.charCodeAt(0) === 36 ? TokenKind.Reference : TokenKind.Word, start, end);
+        this.pushArg(kindOf(t.quote), start, end);
+      } else this.pushArg(t.first === 36 ? TokenKind.Reference : TokenKind.Word, start, end);
     }
-    const quoted = command.tokenType === Quoted;
-    const commandStart = eff + command.startOffset;
+    const commandStart = eff + command.start;
     return {
       commandStart,
-      commandEnd: commandStart + command.image.length,
-      commandKind: quoted ? kindOf(quotedPayload(command).quote) : TokenKind.Word,
-      commandValue: quoted ? quotedPayload(command).value : null,
+      commandEnd: commandStart + command.length,
+      commandKind: command.quote !== null ? kindOf(command.quote) : TokenKind.Word,
+      commandValue: command.quote !== null ? command.value : null,
       lexicalError: error,
     };
   }

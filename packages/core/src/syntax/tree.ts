@@ -39,11 +39,17 @@ const ESCAPES: Record<string, string> = { n: '\n', r: '\r', t: '\t' };
 export const EMPTY = Object.freeze([]) as unknown as never[];
 const HEREDOC_BEGIN = /^--begin-(.+)--$/;
 
+/** The first backslash in text[from, to), or `to`: never searches past the token (a plan may have none). */
+function backslashIn(text: string, from: number, to: number): number {
+  for (let i = from; i < to; i++) if (text.charCodeAt(i) === 92) return i;
+  return to;
+}
+
 /** Decodes the quoted token text[start, end) (quotes included, closed) as the lexer does (1.5). */
 export function decodeQuoted(text: string, start: number, end: number): string {
   const close = end - 1;
-  let i = text.indexOf('\\', start + 1);
-  if (i === -1 || i >= close) return text.slice(start + 1, close);
+  let i = backslashIn(text, start + 1, close);
+  if (i >= close) return text.slice(start + 1, close);
   let value = text.slice(start + 1, i);
   while (i < close) {
     const c = text.charCodeAt(i);
@@ -52,8 +58,7 @@ export function decodeQuoted(text: string, start: number, end: number): string {
       value += ESCAPES[next] ?? next;
       i += 2;
     } else {
-      let j = text.indexOf('\\', i);
-      if (j === -1 || j > close) j = close;
+      const j = backslashIn(text, i, close);
       value += text.slice(i, j);
       i = j;
     }

@@ -8,7 +8,7 @@ export {
   type CommandPayload, type JobKey, type ValueRecord, type Responder, type CancelHeuristic, type CommandRegistry, type SkillDefinition, type SkillsMap,
 } from './registry';
 export {
-  loadSkillsFile, isSkillsModule, skillsLoadTimeoutMs, DEFAULT_SKILLS_TIMEOUT_MS, SkillsLoadError, SkillsLoadTimeoutError, SkillsTimeoutSettingError,
+  loadSkillsFile, isSkillsModule, setModuleImporter, skillsLoadTimeoutMs, DEFAULT_SKILLS_TIMEOUT_MS, SkillsLoadError, SkillsLoadTimeoutError, SkillsTimeoutSettingError,
   type LoadedSkills, type LoadSkillsOptions, type SkillsLoadProblem,
 } from './load';
 export { MAX_CONFIG_FILE_BYTES, readLimitedTextFile, readLimitedTextFileSync, UnreadableFileError } from './read-limited';

@@ -139,6 +139,17 @@ export function registryFromModule(namespace: unknown, file: string): CommandReg
   );
 }
 
+let importUrl: (url: string) => Promise<unknown> = (url) => import(url);
+
+/**
+ * Replaces how skills modules are imported: for a host whose code Node's module loader did not
+ * compile (the CLI's lint bundle runs from a V8 code cache, where `import()` has no loader), the
+ * entry that Node did load passes its own `import`.
+ */
+export function setModuleImporter(importer: (url: string) => Promise<unknown>): void {
+  importUrl = importer;
+}
+
 /** Imports a module afresh when it changed since the last import in this process. */
 async function importModule(absolute: string, file: string, timeoutMs: number): Promise<unknown> {
   let version: string;
@@ -156,7 +167,7 @@ async function importModule(absolute: string, file: string, timeoutMs: number): 
   } catch {
     // No require cache here: nothing to drop.
   }
-  const loading = import(`${pathToFileURL(absolute).href}?v=${version}`) as Promise<unknown>;
+  const loading = importUrl(`${pathToFileURL(absolute).href}?v=${version}`);
   try {
     return await within(loading, timeoutMs, () => new SkillsLoadTimeoutError(file, timeoutMs));
   } catch (error) {
