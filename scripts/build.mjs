@@ -37,11 +37,14 @@ const targets = [
   { entry: 'packages/distributed/src/index.ts', out: 'packages/distributed/dist/index.js', format: 'esm', external: [...libExternal, 'bullmq', 'ioredis'] },
   { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, splitting: true, external: ['msgpackr-extract'], banner: esmBanner },
   { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
-  { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'] },
+  // One copy of ajv 8 in the extension: the MCP SDK, ajv-formats and the plan test runner each
+  // resolve their own (identical) copy otherwise.
+  { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'], alias: { ajv: p('packages/cli/node_modules/ajv') } },
   // The language server again, inside the extension, so that the .vsix is self-contained.
   { entry: 'packages/language-server/src/main.ts', out: 'extension/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/graph/webview.ts', out: 'extension/dist/graph-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
   { entry: 'extension/src/chat/webview.ts', out: 'extension/dist/chat-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
+  { entry: 'extension/src/timeline/webview.ts', out: 'extension/dist/timeline-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
 ];
 
 const started = Date.now();
@@ -62,7 +65,7 @@ for (const t of targets) {
     target: t.platform === 'browser' ? 'es2022' : 'node20',
     format: t.format,
     sourcemap: 'linked',
-    alias,
+    alias: { ...alias, ...t.alias },
     external: t.bundleAll ? (t.external ?? []) : t.external,
     banner: t.banner,
     logLevel: 'warning',
