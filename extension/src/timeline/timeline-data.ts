@@ -124,14 +124,18 @@ export function timelineOf(record: RunRecord): Timeline {
 
 /**
  * The critical path of bars (in start order) as their indices, first to last: the bar that ended
- * last (the earliest such), then repeatedly the dependency call that ended last no later than the
+ * last (of those, the one that started last), then repeatedly the dependency call that ended last no later than the
  * current one started. Linear in bars and dependencies; a call of a variable seen again (a later
  * revision of an #!english plan) counts as the latest call that ended before.
  */
 export function criticalPath(bars: readonly { variable: string; start: number; end: number; dependencies: readonly string[] }[]): number[] {
   if (bars.length === 0) return [];
   let tail = 0;
-  for (let i = 1; i < bars.length; i++) if (bars[i]!.end > bars[tail]!.end) tail = i;
+  for (let i = 1; i < bars.length; i++) {
+    const b = bars[i]!;
+    const t = bars[tail]!;
+    if (b.end > t.end || (b.end === t.end && b.start > t.start)) tail = i;
+  }
   const byVariable = new Map<string, number[]>();
   bars.forEach((b, i) => {
     const list = byVariable.get(b.variable) ?? [];
