@@ -60,6 +60,7 @@ export function timelineHtml(o: TimelineHtmlOptions): string {
   .axis { position: relative; height: 18px; font-size: 0.85em; opacity: 0.75; min-width: 320px; }
   .axis span { position: absolute; transform: translateX(-50%); white-space: nowrap; }
   .axis span:first-child { transform: none; }
+  .axis span.end { transform: translateX(-100%); }
   .bar { position: absolute; top: 3px; height: 14px; min-width: 3px; border-radius: 3px; cursor: pointer; border: 0; padding: 0; }
   .bar:focus-visible { outline: 2px solid var(--vscode-focusBorder, #0090f1); outline-offset: 1px; }
   .bar.status-success { background: var(--lsop-success); }

@@ -58,7 +58,8 @@ function render(t: Timeline, source: string): void {
   const axis = el('div', 'axis', undefined, axisRow);
   for (const tick of ticks) {
     if (tick > span) break;
-    const s = el('span', '', formatMs(tick), axis);
+    // A label near the right end ends at its tick, so that it stays inside the page.
+    const s = el('span', tick / span > 0.9 ? 'end' : '', formatMs(tick), axis);
     s.style.left = pct(tick);
   }
   const step = ticks.length > 1 ? (ticks[1]! / span) * 100 : 100;
@@ -72,7 +73,7 @@ function render(t: Timeline, source: string): void {
     track.style.backgroundSize = `${step}% 100%`;
     const bar = el('button', `bar status-${b.status}${b.critical ? ' critical' : ''}`, undefined, track);
     bar.type = 'button';
-    bar.style.left = pct(b.start);
+    bar.style.left = `min(${pct(b.start)}, calc(100% - 3px))`;
     bar.style.width = `max(3px, ${pct(b.end - b.start)})`;
     bar.title = tooltip(b);
     bar.setAttribute('aria-label', tooltip(b).replace(/\n/g, ', '));
