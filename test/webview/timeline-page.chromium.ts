@@ -22,9 +22,7 @@ let page: Page;
 
 declare global {
   interface Window {
-    __posted: FromTimelineWebview[];
-    __violations: string[];
-    __inline?: number;
+    __timelinePosted: FromTimelineWebview[];
   }
 }
 
@@ -70,10 +68,10 @@ afterAll(async () => {
 beforeEach(async () => {
   page = await (await browser.newContext({ viewport: { width: 1000, height: 420 } })).newPage();
   await page.addInitScript(() => {
-    window.__posted = [];
+    window.__timelinePosted = [];
     window.__violations = [];
     document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-    (window as unknown as { acquireVsCodeApi: () => unknown }).acquireVsCodeApi = () => ({ postMessage: (m: FromTimelineWebview) => window.__posted.push(m) });
+    (window as unknown as { acquireVsCodeApi: () => unknown }).acquireVsCodeApi = () => ({ postMessage: (m: FromTimelineWebview) => window.__timelinePosted.push(m) });
   });
   await page.route(`${ORIGIN}/**`, (route) => {
     const url = new URL(route.request().url());
@@ -84,12 +82,12 @@ beforeEach(async () => {
     return route.fulfill({ status: 404, body: '' });
   });
   await page.goto(`${ORIGIN}/index.html`);
-  await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'), undefined, { timeout: 10000 });
+  await page.waitForFunction(() => window.__timelinePosted.some((m) => m.type === 'ready'), undefined, { timeout: 10000 });
 });
 
 describe('the Run Timeline page in Chromium', () => {
   it('loads its script under the nonce CSP, says ready, and runs no inline script', async () => {
-    expect(await page.evaluate(() => window.__posted)).toEqual([{ type: 'ready' }]);
+    expect(await page.evaluate(() => window.__timelinePosted)).toEqual([{ type: 'ready' }]);
     await page.evaluate(() => {
       const s = document.createElement('script');
       s.textContent = 'window.__inline = 1';
@@ -129,8 +127,8 @@ describe('the Run Timeline page in Chromium', () => {
     await page.click('.bar[data-seq="4"]');
     await page.focus('.bar[data-seq="6"]');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.__posted.length >= 3);
-    expect(await page.evaluate(() => window.__posted.slice(1))).toEqual([{ type: 'reveal', seq: 4 }, { type: 'reveal', seq: 6 }]);
+    await page.waitForFunction(() => window.__timelinePosted.length >= 3);
+    expect(await page.evaluate(() => window.__timelinePosted.slice(1))).toEqual([{ type: 'reveal', seq: 4 }, { type: 'reveal', seq: 6 }]);
   });
 
   it('shows names, commands and values as text, never as markup; an unfinished record is said', async () => {
