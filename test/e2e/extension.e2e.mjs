@@ -19,6 +19,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeAll, launch, log, sleep, SHOTS } from './harness.mjs';
+import { planTests } from './testing.e2e.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -724,6 +725,7 @@ async function trustedWorkspace() {
 
   await debugging(vs);
   await chat(vs);
+  await planTests(vs, { check, waitFor, log });
 
   // 16. Lint Workspace with an invalid lightsop.config.json: refused as `lightsop lint` refuses
   //     it (exit 3, naming the file and the field): an error message, the problem on the config
