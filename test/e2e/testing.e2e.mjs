@@ -15,6 +15,7 @@ const TESTS = `{
       "mocks": [
         { "command": "greet", "args": ["Ada Lovelace"], "value": "Hello, Ada!" },
         { "command": "upper", "value": "HELLO, ADA!" },
+        { "command": "word_count", "value": "2" },
         { "command": "final_answer", "value": "HELLO, ADA!" }
       ],
       "expect": { "greeting": "Hello, Ada!", "lastAnswer": "HELLO, ADA!" }
@@ -24,6 +25,7 @@ const TESTS = `{
       "mocks": [
         { "command": "greet", "value": "Hello, Ada!" },
         { "command": "upper", "value": "HELLO, ADA!" },
+        { "command": "word_count", "value": "2" },
         { "command": "final_answer", "value": "HELLO, ADA!" }
       ],
       "expect": {
@@ -74,10 +76,11 @@ export async function planTests(vs, { check, waitFor, log }) {
   // 2. Run them: the failing expectation's message is shown on its own line of the test file.
   await vs.openFile('plans/hello.sop.test.json');
   await vs.runCommand('Test: Run All Tests');
+  // The message is injected text of the editor line it belongs to (a decoration at its location).
   const inline = await waitFor('the failure message on the expectation\'s line', async () => {
     const line = editor.locator('.view-line', { hasText: FAILING_LINE }).first();
-    const text = await line.locator('[class*="test-message-inline-content"]').first().textContent({ timeout: 1000 }).catch(() => null);
-    return text && text.includes(MESSAGE) ? text : null;
+    const text = (await line.textContent({ timeout: 1000 }).catch(() => null))?.replace(/\u00a0/g, ' ');
+    return text && text.includes(MESSAGE) && (await line.locator('[class*="test-message-inline-content"]').count()) > 0 ? text : null;
   }, 60000);
   log('inline message:', JSON.stringify(inline));
   const elsewhere = await editor.locator('.view-line', { hasNotText: FAILING_LINE }).locator('[class*="test-message-inline-content"]').count();
