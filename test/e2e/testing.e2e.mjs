@@ -55,10 +55,12 @@ async function timelineFrame(page, waitFor) {
 }
 
 export async function planTests(vs, { check, waitFor, log }) {
-  const { page, editor } = vs;
+  const { page } = vs;
   fs.writeFileSync(path.join(vs.dirs.ws, 'plans', 'hello.sop.test.json'), TESTS);
   await vs.openFile('plans/hello.sop.test.json');
-  await editor.locator('.view-line', { hasText: FAILING_LINE }).first().waitFor({ state: 'visible', timeout: 30000 });
+  // The editor of the test file, in whichever editor group it opened.
+  const editor = page.locator('.editor-instance .monaco-editor', { has: page.locator('.view-line', { hasText: FAILING_LINE }) }).first();
+  await editor.waitFor({ state: 'visible', timeout: 30000 });
 
   // 1. The Test Explorer lists the file; expanded, its two tests.
   await vs.runCommand('Testing: Focus on Test Explorer View');
