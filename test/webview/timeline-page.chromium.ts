@@ -122,6 +122,18 @@ describe('the Run Timeline page in Chromium', () => {
     expect(await page.evaluate(() => window.__violations)).toEqual([]);
   });
 
+  it('fits a narrow panel: every bar and axis label inside the page, labels apart', async () => {
+    await page.setViewportSize({ width: 340, height: 420 });
+    await send({ type: 'timeline', timeline: REPORT, source: 'last run' });
+    await page.waitForSelector('.bar');
+    await page.screenshot({ path: path.join(SHOTS, 'timeline-narrow.png') });
+    for (const b of await bars()) expect(b.x + b.w, `bar ${b.seq}`).toBeLessThanOrEqual(340);
+    const labels = await page.$$eval('.axis span', (els) => els.map((e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right }; }));
+    expect(labels.length).toBeGreaterThan(1);
+    for (const l of labels) expect(l.right).toBeLessThanOrEqual(340);
+    for (let i = 1; i < labels.length; i++) expect(labels[i]!.left).toBeGreaterThan(labels[i - 1]!.right);
+  });
+
   it('asks the extension to reveal a declaration when a bar is clicked or activated with Enter', async () => {
     await send({ type: 'timeline', timeline: REPORT, source: 'last run' });
     await page.click('.bar[data-seq="4"]');

@@ -42,7 +42,10 @@ export function timelineHtml(o: TimelineHtmlOptions): string {
   header > * { white-space: nowrap; }
   header h1 { font-size: 1.05em; margin: 0; font-weight: 600; }
   #summary, #source { opacity: 0.8; }
-  .legend { margin-left: auto; display: flex; gap: 0.8em; font-size: 0.9em; }
+  #summary { white-space: normal; }
+  .legend { margin-left: auto; display: flex; flex-wrap: wrap; gap: 0.2em 0.8em; font-size: 0.9em; }
+  header > .legend { white-space: normal; }
+  .legend span { white-space: nowrap; }
   .legend span::before { content: ""; display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em;
                          border-radius: 2px; vertical-align: -0.05em; background: currentColor; }
   .legend .success { color: var(--lsop-success); } .legend .fail { color: var(--lsop-fail); }
@@ -51,13 +54,13 @@ export function timelineHtml(o: TimelineHtmlOptions): string {
   .legend .critical::before { background: none; border: 2px solid var(--lsop-critical); box-sizing: border-box; }
   .legend .critical { color: var(--vscode-foreground, #333); }
   #note { padding: 1em 12px; opacity: 0.85; }
-  #chart { padding: 8px 12px 16px; overflow-x: auto; }
-  .row { display: grid; grid-template-columns: minmax(9em, 16em) 1fr; align-items: center; min-height: 24px; }
+  #chart { padding: 8px 12px 16px; }
+  .row { display: grid; grid-template-columns: minmax(5em, min(16em, 35%)) minmax(0, 1fr); align-items: center; min-height: 24px; }
   .row .label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; padding-right: 8px; }
   .row .label .command { color: var(--vscode-descriptionForeground, #717171); font-family: var(--vscode-editor-font-family, monospace); margin-left: 0.4em; }
-  .track { position: relative; height: 20px; min-width: 320px;
+  .track { position: relative; height: 20px; min-width: 120px;
            background-image: linear-gradient(to right, var(--lsop-grid) 1px, transparent 1px); }
-  .axis { position: relative; height: 18px; font-size: 0.85em; opacity: 0.75; min-width: 320px; }
+  .axis { position: relative; height: 18px; font-size: 0.85em; opacity: 0.75; min-width: 120px; }
   .axis span { position: absolute; transform: translateX(-50%); white-space: nowrap; }
   .axis span:first-child { transform: none; }
   .axis span.end { transform: translateX(-100%); }

@@ -52,8 +52,8 @@ function render(t: Timeline, source: string): void {
   note.hidden = true;
   const span = Math.max(t.durationMs, 1);
   const pct = (ms: number) => `${Math.min(100, Math.max(0, (ms / span) * 100))}%`;
-  // About one label per 90 pixels of the track (the label column takes up to 16em).
-  const ticks = axisTicks(span, Math.max(2, Math.min(10, Math.floor((chart.clientWidth - 220) / 90))));
+  // About one label per 90 pixels of the track (the label column takes up to 35%).
+  const ticks = axisTicks(span, Math.max(1, Math.min(10, Math.floor((chart.clientWidth * 0.65 - 24) / 90))));
   const axisRow = el('div', 'row', undefined, chart);
   el('div', 'label', '', axisRow);
   const axis = el('div', 'axis', undefined, axisRow);
