@@ -2,7 +2,8 @@
 // extension.e2e.mjs (which calls `planTests` in its trusted workspace): a `*.sop.test.json`
 // written into the workspace appears in the Test Explorer with its tests, "Run All Tests" runs
 // them with the CLI's runner, and the failing expectation's message is shown on the line of that
-// expectation in the test file; then "Show Run Timeline" draws the window's last run as bars.
+// expectation in the test file; "Debug All Tests" runs them under the plan debugger; then "Show Run
+// Timeline" draws the window's last run as bars.
 
 import fs from 'node:fs';
 import path from 'node:path';
@@ -97,7 +98,26 @@ export async function planTests(vs, { check, waitFor, log }) {
   await vs.shot('test-failure-inline');
   check('Run All Tests: the mocked test passes; the failing one shows "@greeting: expected value ..." on the line of its expectation');
 
-  // 3. The Run Timeline draws the window's last run (Run Plan / Debug Plan) as bars.
+  // 3. Debug them: the plans run under the plan debugger with the tests' mocks, judged alike.
+  await vs.runCommand('Test: Clear All Results');
+  await vs.runCommand('Test: Debug All Tests');
+  // The Debug Console shows the last session: the second test's.
+  await waitFor('the last debugged test to end in the Debug Console', async () => {
+    const text = ((await page.locator('.repl').first().innerText({ timeout: 2000 }).catch(() => '')) || '').replace(/\u00a0/g, ' ');
+    return text.includes('(plan test "expects the wrong greeting": commands answered by its mocks)') && text.includes('hello.sop: 5 variables: 5 succeeded') ? text : null;
+  }, 60000);
+  await vs.runCommand('Testing: Focus on Test Explorer View');
+  const debugged = await waitFor('the debugged results in the Test Explorer', async () => {
+    const rows = await explorerRows(page);
+    const pass = rows.find((r) => r.includes('greets Ada (mocked)'));
+    const fail = rows.find((r) => r.includes('expects the wrong greeting'));
+    return pass && fail && /passed/i.test(pass) && /failed/i.test(fail) ? { pass, fail } : null;
+  }, 60000);
+  log('debugged:', JSON.stringify(debugged));
+  await vs.shot('test-debugged');
+  check('Debug All Tests: each plan runs under the plan debugger with its test\'s mocks; the mocked test passes, the other fails');
+
+  // 4. The Run Timeline draws the window's last run (Run Plan / Debug Plan) as bars.
   await vs.runCommand('LightSOPLang: Show Run Timeline');
   const frame = await timelineFrame(page, waitFor);
   const timeline = await frame.evaluate(() => ({
