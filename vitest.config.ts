@@ -12,6 +12,7 @@ export default defineConfig({
       { find: /^@lightsop\/runtime\/compat$/, replacement: src('./packages/runtime/src/compat/index.ts') },
       { find: /^@lightsop\/runtime\/skills$/, replacement: src('./packages/runtime/src/skills/index.ts') },
       { find: /^@lightsop\/runtime\/mcp$/, replacement: src('./packages/runtime/src/mcp/index.ts') },
+      { find: /^@lightsop\/runtime\/otel$/, replacement: src('./packages/runtime/src/otel/index.ts') },
       { find: /^@lightsop\/runtime$/, replacement: src('./packages/runtime/src/index.ts') },
       { find: /^@lightsop\/sessions$/, replacement: src('./packages/sessions/src/index.ts') },
       { find: /^@lightsop\/language-server$/, replacement: src('./packages/language-server/src/index.ts') },

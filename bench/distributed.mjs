@@ -7,13 +7,14 @@
 //   every command waits for the one before, and a fan-out, where all run at once).
 // Needs redis-server (apt-get install -y redis-server); nothing here asserts timings.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Interpreter, UnlimitedExecutionMonitor, toCommandRegistry } from '../packages/runtime/dist/index.js';
 import { openRemoteRegistry, parseRedisUrl, runBatch } from '../packages/distributed/dist/index.js';
+import { row } from './_rows.mjs';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const BIN = path.join(root, 'packages/cli/bin/lightsop.js');
@@ -97,18 +98,35 @@ const redis = await startRedis();
 const target = parseRedisUrl(redis.url, {});
 
 // --- Batch throughput with 1, 2 and 4 worker processes ---------------------------------------
+// The pools of 1, 2 and 4 workers run side by side on queues of their own and are warmed (a batch
+// each) before anything is measured; then the rounds are interleaved (1, 2, 4, 1, 2, 4, ...), so a
+// change of load on the shared machine falls on every pool alike. Each figure comes with the CPU
+// time the coordinator, the workers and Redis spent per input, and the load average.
 const plan = '@r wait20 $input\n';
 writeFileSync(path.join(dir, 'plan.sop'), plan);
+const ROUNDS = Number(process.env.LIGHTSOP_BENCH_DIST_ROUNDS ?? 5);
 
-async function batchThroughput(workersCount, slots, perSlot, round) {
-  const queue = `bench-${workersCount}-${slots}-${round}`;
-  const workers = await Promise.all(Array.from({ length: workersCount }, () => startWorker(redis.url, queue, slots)));
-  const count = workersCount * slots * perSlot;
-  const inputs = path.join(dir, `${queue}.jsonl`);
+/** CPU time (ms) a process has used, from /proc (Linux); NaN elsewhere. */
+function cpuMsOf(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10; // utime + stime, in 10 ms ticks (USER_HZ 100)
+  } catch {
+    return NaN;
+  }
+}
+const ownCpuMs = () => {
+  const u = process.cpuUsage();
+  return (u.user + u.system) / 1000;
+};
+
+async function batchOnce(queue, count, tag) {
+  const inputs = path.join(dir, `${queue}-${tag}.jsonl`);
   let text = '';
-  for (let i = 0; i < count; i++) text += JSON.stringify(`${round}-${i}`) + '\n';
+  for (let i = 0; i < count; i++) text += JSON.stringify(`${tag}-${i}`) + '\n';
   writeFileSync(inputs, text);
-  const out = path.join(dir, `${queue}.out.jsonl`);
+  const out = path.join(dir, `${queue}-${tag}.out.jsonl`);
   const t = performance.now();
   const summary = await runBatch({
     redis: target, queue, plan,
@@ -118,36 +136,78 @@ async function batchThroughput(workersCount, slots, perSlot, round) {
     write: () => {},
   });
   const seconds = (performance.now() - t) / 1000;
-  await stopWorkers(workers);
   if (summary.written !== count || summary.notOk !== 0) throw new Error(`batch of ${count}: ${summary.written} written, ${summary.notOk} not ok`);
-  return count / seconds;
+  return seconds;
 }
 
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
+};
+
+const scaling = {};
 for (const slots of [1, 4]) {
-  const rows = [];
-  let base = null;
+  const perSlot = 80;
+  const pools = [];
   for (const workersCount of [1, 2, 4]) {
-    // Best of two rounds, so the figures are about the code rather than other load on the machine.
-    let rate = 0;
-    for (let round = 0; round < 2; round++) rate = Math.max(rate, await batchThroughput(workersCount, slots, slots === 1 ? 80 : 40, round));
-    base ??= rate;
-    const ideal = workersCount * slots * 50;
-    const previous = rows.at(-1);
-    rows.push({
-      workers: workersCount,
-      'slots/worker': slots,
-      'inputs/s': rate.toFixed(1),
-      'ideal inputs/s': ideal,
-      'vs ideal': (rate / ideal).toFixed(2),
-      'scaling efficiency': (rate / (workersCount * base)).toFixed(2),
-      // What the added workers brought, against what one worker alone does.
-      'per added worker': previous ? ((rate - previous.rate) / ((workersCount - previous.workers) * base)).toFixed(2) : '-',
-      rate,
-    });
+    const queue = `bench-${workersCount}x${slots}`;
+    const workers = await Promise.all(Array.from({ length: workersCount }, () => startWorker(redis.url, queue, slots)));
+    pools.push({ workersCount, queue, workers, count: workersCount * slots * perSlot, runs: [] });
   }
-  console.log(`Batch throughput, one command waiting 20 ms per input, ${slots} job slot(s) per worker process (goal: scaling efficiency >= 0.8 up to 4 workers).`);
-  console.log('scaling efficiency = throughput(W) / (W x throughput(1)); per added worker = throughput gained / (workers added x throughput(1)).');
-  console.table(rows.map(({ rate: _rate, ...row }) => row));
+  for (const pool of pools) await batchOnce(pool.queue, pool.count, 'warm');
+  for (let round = 0; round < ROUNDS; round++) {
+    // Interleaved, and in a rotated order each round.
+    for (let k = 0; k < pools.length; k++) {
+      const pool = pools[(k + round) % pools.length];
+      const load = loadavg()[0];
+      const cpu0 = { coordinator: ownCpuMs(), workers: pool.workers.reduce((n, w) => n + cpuMsOf(w.pid), 0), redis: cpuMsOf(redis.child.pid) };
+      const seconds = await batchOnce(pool.queue, pool.count, `r${round}`);
+      const cpu1 = { coordinator: ownCpuMs(), workers: pool.workers.reduce((n, w) => n + cpuMsOf(w.pid), 0), redis: cpuMsOf(redis.child.pid) };
+      pool.runs.push({
+        rate: pool.count / seconds,
+        load,
+        coordinator: (cpu1.coordinator - cpu0.coordinator) / pool.count,
+        workers: (cpu1.workers - cpu0.workers) / pool.count,
+        redis: (cpu1.redis - cpu0.redis) / pool.count,
+      });
+    }
+  }
+  for (const pool of pools) await stopWorkers(pool.workers);
+  const rows = [];
+  const base = median(pools[0].runs.map((r) => r.rate));
+  let previous = null;
+  for (const pool of pools) {
+    const rate = median(pool.runs.map((r) => r.rate));
+    const best = pool.runs.reduce((m, r) => Math.max(m, r.rate), 0);
+    const ideal = pool.workersCount * slots * 50;
+    rows.push({
+      workers: pool.workersCount,
+      'slots/worker': slots,
+      'inputs/s (median)': rate.toFixed(1),
+      'best': best.toFixed(1),
+      'vs ideal': (rate / ideal).toFixed(2),
+      'scaling efficiency': (rate / (pool.workersCount * base)).toFixed(2),
+      'per added worker': previous ? ((rate - previous.rate) / ((pool.workersCount - previous.workersCount) * base)).toFixed(2) : '-',
+      'CPU ms/input: coordinator': median(pool.runs.map((r) => r.coordinator)).toFixed(2),
+      'all workers': median(pool.runs.map((r) => r.workers)).toFixed(2),
+      'redis-server': median(pool.runs.map((r) => r.redis)).toFixed(2),
+      'load avg': `${pool.runs.reduce((m, r) => Math.min(m, r.load), Infinity).toFixed(1)}-${pool.runs.reduce((m, r) => Math.max(m, r.load), 0).toFixed(1)}`,
+    });
+    previous = { rate, workersCount: pool.workersCount };
+    scaling[`${pool.workersCount}x${slots}`] = { rate, base, efficiency: rate / (pool.workersCount * base) };
+  }
+  console.log(`\nBatch throughput, one command waiting 20 ms per input, ${slots} job slot(s) per worker process, ${pools.map((p) => p.count).join('/')} inputs per batch, median of ${ROUNDS} interleaved rounds after a warm-up batch per pool (goal: scaling efficiency >= 0.8 up to 4 workers).`);
+  console.log(`scaling efficiency = throughput(W) / (W x throughput(1)); per added worker = throughput gained / (workers added x throughput(1)); CPU: ms per input (coordinator = this process, /proc for the others); ${cpus().length} CPU(s).`);
+  console.table(rows);
+}
+for (const slots of [1, 4]) {
+  const s = scaling[`4x${slots}`];
+  row(`batch scaling efficiency, 4 workers x ${slots} slot(s) vs 1 worker, commands waiting 20 ms`, {
+    value: `${s.rate.toFixed(1)} inputs/s`,
+    baseline: `1 worker ${s.base.toFixed(1)} inputs/s`,
+    ratio: `${s.efficiency.toFixed(2)} efficiency`,
+    goal: '>= 0.8',
+  });
 }
 
 // --- Per-command overhead of run --redis against a local run ---------------------------------
@@ -187,6 +247,14 @@ async function timeRun(registry, text) {
       local = Math.min(local, (await timeRun(localSkills, text)).ms);
       distributed = Math.min(distributed, (await timeRun(remote.registry, text)).ms);
     }
+    if (shape === 'chain') {
+      row(`run --redis per-command overhead, chain of ${n} instant commands, 2 workers`, {
+        value: `${((distributed - local) / n).toFixed(2)} ms/command`,
+        baseline: `local run ${(local / n).toFixed(3)} ms/command`,
+        ratio: `${(distributed / local).toFixed(1)}x the local run`,
+        goal: 'report',
+      });
+    }
     rows.push({
       plan: `${shape} of ${n}`,
       'local ms': local.toFixed(1),
@@ -197,7 +265,7 @@ async function timeRun(registry, text) {
   }
   await remote.close();
   await stopWorkers(workers);
-  console.log('Per-command overhead of run --redis (2 workers x 16 slots) against a local run of the same plan, instant commands.');
+  console.log(`\nPer-command overhead of run --redis (2 workers x 16 slots) against a local run of the same plan, instant commands, best of 3 (load average ${loadavg()[0].toFixed(1)}).`);
   console.log('A chain pays one round trip per command; a fan-out overlaps them.');
   console.table(rows);
 }

@@ -18,12 +18,13 @@ const alias = {
   '@lightsop/runtime/compat': p('packages/runtime/src/compat/index.ts'),
   '@lightsop/runtime/skills': p('packages/runtime/src/skills/index.ts'),
   '@lightsop/runtime/mcp': p('packages/runtime/src/mcp/index.ts'),
+  '@lightsop/runtime/otel': p('packages/runtime/src/otel/index.ts'),
   '@lightsop/runtime': p('packages/runtime/src/index.ts'),
   '@lightsop/sessions': p('packages/sessions/src/index.ts'),
   '@lightsop/language-server': p('packages/language-server/src/index.ts'),
   '@lightsop/distributed': p('packages/distributed/src/index.ts'),
 };
-const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@modelcontextprotocol/*', '@lightsop/*'];
+const libExternal = ['chevrotain', '@dagrejs/graphlib', 'openai', '@modelcontextprotocol/*', '@opentelemetry/*', '@lightsop/*'];
 // ESM bundles that contain CommonJS dependencies need `require`.
 const esmBanner = { js: "import { createRequire as __lsCreateRequire } from 'node:module'; const require = __lsCreateRequire(import.meta.url);" };
 
@@ -33,6 +34,7 @@ const targets = [
   { entry: 'packages/runtime/src/compat/index.ts', out: 'packages/runtime/dist/compat.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/skills/index.ts', out: 'packages/runtime/dist/skills.js', format: 'esm', external: libExternal },
   { entry: 'packages/runtime/src/mcp/index.ts', out: 'packages/runtime/dist/mcp.js', format: 'esm', external: libExternal },
+  { entry: 'packages/runtime/src/otel/index.ts', out: 'packages/runtime/dist/otel.js', format: 'esm', external: libExternal },
   { entry: 'packages/sessions/src/index.ts', out: 'packages/sessions/dist/index.js', format: 'esm', external: libExternal },
   { entry: 'packages/distributed/src/index.ts', out: 'packages/distributed/dist/index.js', format: 'esm', external: [...libExternal, 'bullmq', 'ioredis'] },
   { entry: 'packages/cli/src/main.ts', out: 'packages/cli/dist/main.js', format: 'esm', bundleAll: true, splitting: true, external: ['msgpackr-extract'], banner: esmBanner },
@@ -40,6 +42,8 @@ const targets = [
   // One copy of ajv 8 in the extension: the MCP SDK, ajv-formats and the plan test runner each
   // resolve their own (identical) copy otherwise.
   { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'], alias: { ajv: p('packages/cli/node_modules/ajv') } },
+  // OpenTelemetry for Run Plan's traces, a file of its own that the extension imports only when traces are on.
+  { entry: 'packages/runtime/src/otel/index.ts', out: 'extension/dist/otel.cjs', format: 'cjs', bundleAll: true },
   // The language server again, inside the extension, so that the .vsix is self-contained.
   { entry: 'packages/language-server/src/main.ts', out: 'extension/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/graph/webview.ts', out: 'extension/dist/graph-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },

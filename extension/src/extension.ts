@@ -7,6 +7,7 @@
  * the chat panel through ChatPanels (chat/), which owns the window's session registry.
  */
 import { stopAllMcpServers } from './run/plan-mcp';
+import path from 'node:path';
 import * as vscode from 'vscode';
 import type { LanguageClient } from 'vscode-languageclient/node';
 import { setApiKey } from './api-key';
@@ -24,6 +25,7 @@ import { InlineResults } from './run/inline-results';
 import { ResultsStore } from './run/results';
 import { PlanRunner } from './run/runner';
 import { RunHistory } from './run/run-records';
+import { loadBundledOtel } from './run/traces';
 import { VariablesView } from './run/variables-view';
 import { DebuggedTests } from './testing/debugged-tests';
 import { PlanTestExplorer } from './testing/test-explorer';
@@ -63,7 +65,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   // Every Run Plan and Debug Plan run is recorded in memory for the run timeline.
   const history = new RunHistory();
   const debuggedTests = new DebuggedTests();
-  const runner = new PlanRunner(context.secrets, results, output, facts, history, version);
+  const runner = new PlanRunner(context.secrets, results, output, facts, loadBundledOtel(path.join(context.extensionPath, 'dist')), version, history);
   const timeline = new TimelinePanel(context.extensionUri, history, revealLine);
   const graphs = new GraphPanels(context.extensionUri, results, facts, (uri) => runner.generatedPlan(uri), revealLine);
   const linter = new WorkspaceLinter(output);

@@ -22,6 +22,8 @@ export interface PlanSettings {
   readonly configFile: string | null;
   /** Problems of the config file (the language server also shows them on the file). */
   readonly configProblems: readonly string[];
+  /** `lightsop.run.otel`: export OpenTelemetry traces of Run Plan (run/traces.ts). */
+  readonly otel: boolean;
 }
 
 function findConfigUpwards(dir: string, stopAt: string | null): string | null {
@@ -78,5 +80,7 @@ export function planSettings(uri: vscode.Uri): PlanSettings {
     baseUrl = (cfg.inspect<string>('llm.baseUrl')?.globalValue ?? '').trim() || undefined;
     model = (cfg.inspect<string>('llm.model')?.globalValue ?? '').trim() || undefined;
   }
-  return { skillsPath, skillsOrigin, llm: { baseUrl, model }, configFile, configProblems };
+  // Traces carry the plan's commands and reasons: an untrusted workspace cannot turn them on.
+  const otel = vscode.workspace.isTrusted ? cfg.get<boolean>('run.otel') === true : cfg.inspect<boolean>('run.otel')?.globalValue === true;
+  return { skillsPath, skillsOrigin, llm: { baseUrl, model }, configFile, configProblems, otel };
 }

@@ -5,35 +5,15 @@
  * comments in it name a file under node_modules/@opentelemetry. The control case (the same run
  * with OTEL_EXPORTER_OTLP_ENDPOINT set) shows that the check sees them when they load.
  */
-import { spawnSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, repoRoot } from '../helpers/cli';
+import { ensureBuilt } from '../helpers/cli';
+import { loadsCliBundle, loadsPackage, modulesLoadedBy } from '../helpers/loading';
 
-const PRELOAD = pathToFileURL(path.join(repoRoot, 'test/distributed/fixtures/record-modules.mjs')).href;
-const BIN = path.join(repoRoot, 'packages/cli/bin/lightsop.js');
-
-function loadedBy(args: string[], cwd: string, env: Record<string, string> = {}): { code: number; stderr: string; files: string[] } {
-  const log = path.join(mkdtempSync(path.join(tmpdir(), 'lightsop-modules-')), 'modules.txt');
-  writeFileSync(log, '');
-  // Without OTEL_* from the environment of whoever runs the tests.
-  const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('OTEL_')));
-  const res = spawnSync(process.execPath, ['--import', PRELOAD, BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...base, NO_COLOR: '1', LIGHTSOP_MODULE_LOG: log, ...env },
-    timeout: 60_000,
-  });
-  const files = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
-  return { code: res.status ?? -1, stderr: res.stderr, files };
-}
-
-function loadsOtel(files: string[]): boolean {
-  return files.some((f) => /[\\/]@opentelemetry[\\/]/.test(f) || readFileSync(f, 'utf8').includes('node_modules/@opentelemetry/'));
-}
+const loadedBy = (args: string[], cwd: string, env: Record<string, string> = {}) => modulesLoadedBy(args, cwd, { env });
+const loadsOtel = (files: string[]): boolean => loadsPackage(files, /[\\/]@opentelemetry[\\/]/, ['node_modules/@opentelemetry/']);
 
 describe('the CLI loads OpenTelemetry only when traces are asked for', () => {
   let dir: string;
@@ -47,7 +27,7 @@ describe('the CLI loads OpenTelemetry only when traces are asked for', () => {
     for (const args of [['lint', 'plan.sop'], ['fmt', 'plan.sop'], ['graph', 'plan.sop'], ['run', 'plan.sop', '--json']]) {
       const res = loadedBy(args, dir);
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
-      expect(res.files.some((f) => f.startsWith(path.join(repoRoot, 'packages/cli/dist')))).toBe(true);
+      expect(loadsCliBundle(res.files)).toBe(true);
       expect(loadsOtel(res.files), `lightsop ${args.join(' ')} loaded OpenTelemetry`).toBe(false);
     }
   }, 120_000);

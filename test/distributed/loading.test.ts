@@ -6,48 +6,24 @@
  * `chat` imports them). A loader hook records every module the built CLI loads; the control cases
  * (`batch`, `chat`, an `#!english` run) show that the check does see each one when it is loaded.
  */
-import { spawnSync } from 'node:child_process';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, repoRoot } from '../helpers/cli';
-import { BIN, removeTempDirs, tempDir } from './procs';
+import { loadsCliBundle, loadsPackage, modulesLoadedBy as loadedBy } from '../helpers/loading';
+import { removeTempDirs, tempDir } from './procs';
 
-const PRELOAD = pathToFileURL(path.join(__dirname, 'fixtures/record-modules.mjs')).href;
 // Strings found only in BullMQ's and ioredis' code.
-const MARKERS = ['Custom Id cannot be integers', 'Connection is closed.'];
-
-/** Runs the built CLI and returns what it exited with and the files of the modules it loaded. */
-function loadedBy(args: string[], cwd: string): { code: number; stderr: string; files: string[] } {
-  const log = path.join(tempDir('lightsop-modules-'), 'modules.txt');
-  writeFileSync(log, '');
-  const res = spawnSync(process.execPath, ['--import', PRELOAD, BIN, ...args], {
-    cwd,
-    encoding: 'utf8',
-    env: { ...process.env, NO_COLOR: '1', LIGHTSOP_MODULE_LOG: log },
-    timeout: 60_000,
-  });
-  const files = readFileSync(log, 'utf8').split('\n').filter((u) => u.startsWith('file:')).map((u) => fileURLToPath(u));
-  return { code: res.status ?? -1, stderr: res.stderr, files };
-}
-
-function loadsBullmq(files: string[]): boolean {
-  return files.some((f) => /[\\/](bullmq|ioredis)[\\/]/.test(f) || MARKERS.some((m) => readFileSync(f, 'utf8').includes(m)));
-}
+const loadsBullmq = (files: string[]): boolean => loadsPackage(files, /[\\/](bullmq|ioredis)[\\/]/, ['Custom Id cannot be integers', 'Connection is closed.']);
 
 /** A string found only in the `openai` client's code (a request header it sends). */
 const OPENAI_MARKER = 'X-Stainless-Retry-Count';
 /** A string found only in @lightsop/sessions' code. */
 const SESSIONS_MARKER = 'delegate needs an agent name and a task';
 
-function loadsOpenai(files: string[]): boolean {
-  return files.some((f) => /[\\/]openai[\\/]/.test(f) || readFileSync(f, 'utf8').includes(OPENAI_MARKER));
-}
+const loadsOpenai = (files: string[]): boolean => loadsPackage(files, /[\\/]openai[\\/]/, [OPENAI_MARKER]);
 
-function loadsSessions(files: string[]): boolean {
-  return files.some((f) => /[\\/]sessions[\\/]/.test(f) || readFileSync(f, 'utf8').includes(SESSIONS_MARKER));
-}
+const loadsSessions = (files: string[]): boolean => loadsPackage(files, /[\\/]sessions[\\/]/, [SESSIONS_MARKER]);
 
 describe('the CLI loads BullMQ and ioredis only for distributed commands', () => {
   let dir: string;
@@ -62,7 +38,7 @@ describe('the CLI loads BullMQ and ioredis only for distributed commands', () =>
     for (const args of [['lint', 'plan.sop'], ['fmt', 'plan.sop'], ['graph', 'plan.sop'], ['run', 'plan.sop', '--json']]) {
       const res = loadedBy(args, dir);
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
-      expect(res.files.some((f) => f.startsWith(path.join(repoRoot, 'packages/cli/dist')))).toBe(true);
+      expect(loadsCliBundle(res.files)).toBe(true);
       expect(loadsBullmq(res.files), `lightsop ${args.join(' ')} loaded BullMQ or ioredis`).toBe(false);
     }
   });
@@ -90,7 +66,7 @@ describe('the CLI loads the LLM client and the sessions only for commands that u
     for (const args of [['lint', 'plan.sop'], ['fmt', 'plan.sop'], ['graph', 'plan.sop'], ['run', 'plan.sop', '--json'], ['chat', '--help']]) {
       const res = loadedBy(args, dir);
       expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
-      expect(res.files.some((f) => f.startsWith(path.join(repoRoot, 'packages/cli/dist')))).toBe(true);
+      expect(loadsCliBundle(res.files)).toBe(true);
       expect(loadsOpenai(res.files), `lightsop ${args.join(' ')} loaded the LLM client`).toBe(false);
       expect(loadsSessions(res.files), `lightsop ${args.join(' ')} loaded the sessions`).toBe(false);
     }

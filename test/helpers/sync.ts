@@ -26,3 +26,14 @@ export function deferred<T = void>(): Deferred<T> {
 export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
+
+/** Resolves with `read()` once it is truthy, or rejects after a generous deadline (a state, never a sleep). */
+export async function waitFor<T>(what: string, read: () => T | null | undefined | false, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = read();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}

@@ -10,6 +10,9 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { repoRoot } from '../helpers/cli';
+import { waitFor } from '../helpers/sync';
+
+export { waitFor };
 
 export const BIN = path.join(repoRoot, 'packages/cli/bin/lightsop.js');
 /** An API key in the server's environment: it must never come back in a result. */
@@ -73,17 +76,6 @@ export async function connectStdio(root: string, args: string[] = []): Promise<C
   const client = new Client({ name: 'lightsop-test', version: '1.0.0' });
   await client.connect(transport);
   return { client, stderr: () => stderr, close: () => client.close() };
-}
-
-/** Resolves when `read()` matches, or rejects after a generous deadline. */
-export async function waitFor<T>(what: string, read: () => T | null | undefined | false, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** `lightsop mcp --http 0` as a process: its URL once it listens. */

@@ -11,6 +11,7 @@ const ENTRIES = [
   { name: '@lightsop/runtime', source: 'packages/runtime/src/index.ts', built: 'packages/runtime/dist/index.js' },
   { name: '@lightsop/runtime/skills', source: 'packages/runtime/src/skills/index.ts', built: 'packages/runtime/dist/skills.js' },
   { name: '@lightsop/runtime/mcp', source: 'packages/runtime/src/mcp/index.ts', built: 'packages/runtime/dist/mcp.js' },
+  { name: '@lightsop/runtime/otel', source: 'packages/runtime/src/otel/index.ts', built: 'packages/runtime/dist/otel.js' },
   { name: '@lightsop/runtime/compat', source: 'packages/runtime/src/compat/index.ts', built: 'packages/runtime/dist/compat.js' },
 ] as const;
 

@@ -3,7 +3,7 @@
  * one style block must carry the nonce; no inline handlers, no eval), so the page runs nothing
  * but chat-webview.js. Pure function, no `vscode` import, so the page tests load exactly this.
  */
-import { contentSecurityPolicy, escapeAttr } from '../webview-page';
+import { webviewPage } from '../webview-page';
 
 export interface ChatHtmlOptions {
   /** `webview.cspSource`: the origin that serves the extension's local resources. */
@@ -14,17 +14,7 @@ export interface ChatHtmlOptions {
   readonly nonce: string;
 }
 
-export function chatHtml(o: ChatHtmlOptions): string {
-  const csp = contentSecurityPolicy(o.cspSource, o.nonce);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>LightSOPLang Chat</title>
-<style nonce="${o.nonce}">
-  :root {
+const STYLE = `  :root {
     --ok: var(--vscode-testing-iconPassed, #388a34);
     --bad: var(--vscode-testing-iconFailed, #e51400);
     --warn: var(--vscode-charts-orange, #d18616);
@@ -150,10 +140,9 @@ export function chatHtml(o: ChatHtmlOptions): string {
   #tab-notice.error { color: var(--bad); }
   #composer { display: flex; gap: 6px; align-items: stretch; }
   #input { flex: 1; min-height: 3.2em; padding: 4px 6px; }
-</style>
-</head>
-<body>
-<header id="bar">
+`;
+
+const BODY = `<header id="bar">
   <div id="tabs" role="tablist" aria-label="Conversations"></div>
   <div class="actions">
     <button id="new" class="secondary" title="New conversation">+ New</button>
@@ -179,8 +168,8 @@ export function chatHtml(o: ChatHtmlOptions): string {
     <button id="send" type="submit">Send</button>
   </form>
 </footer>
-<script nonce="${o.nonce}" src="${escapeAttr(o.scriptUri)}"></script>
-</body>
-</html>
 `;
+
+export function chatHtml(o: ChatHtmlOptions): string {
+  return webviewPage({ ...o, title: 'LightSOPLang Chat', style: STYLE, body: BODY });
 }

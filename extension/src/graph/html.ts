@@ -3,7 +3,7 @@
  * carry the nonce; the one style block too), so the page runs nothing but graph-webview.js. Pure function, no `vscode` import,
  * so the webview tests can load exactly this page.
  */
-import { contentSecurityPolicy, escapeAttr } from '../webview-page';
+import { webviewPage } from '../webview-page';
 
 export interface GraphHtmlOptions {
   /** `webview.cspSource`: the origin that serves the extension's local resources. */
@@ -14,17 +14,7 @@ export interface GraphHtmlOptions {
   readonly nonce: string;
 }
 
-export function graphHtml(o: GraphHtmlOptions): string {
-  const csp = contentSecurityPolicy(o.cspSource, o.nonce);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>Plan Graph</title>
-<style nonce="${o.nonce}">
-  :root {
+const STYLE = `  :root {
     --lsop-success: var(--vscode-testing-iconPassed, #388a34);
     --lsop-fail: var(--vscode-testing-iconFailed, #e51400);
     --lsop-canceled: var(--vscode-charts-orange, #d18616);
@@ -66,16 +56,15 @@ export function graphHtml(o: GraphHtmlOptions): string {
   @keyframes pulse { from { stroke-opacity: 1; } to { stroke-opacity: 0.35; } }
   .edge { fill: none; stroke: var(--vscode-editorLineNumber-foreground, #999); stroke-width: 1.4; }
   .arrow { fill: var(--vscode-editorLineNumber-foreground, #999); }
-</style>
-</head>
-<body>
-<header><h1 id="title">Plan Graph</h1><span id="summary"></span>
+`;
+
+const BODY = `<header><h1 id="title">Plan Graph</h1><span id="summary"></span>
   <span class="legend"><span class="success">success</span><span class="fail">fail</span><span class="running">running</span><span class="canceled">canceled</span><span class="undefined">undefined</span></span>
 </header>
 <div id="note" hidden></div>
 <div id="canvas"></div>
-<script nonce="${o.nonce}" src="${escapeAttr(o.scriptUri)}"></script>
-</body>
-</html>
 `;
+
+export function graphHtml(o: GraphHtmlOptions): string {
+  return webviewPage({ ...o, title: 'Plan Graph', style: STYLE, body: BODY });
 }

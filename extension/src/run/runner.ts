@@ -24,7 +24,8 @@ import { planSettings } from '../settings';
 import { diagnosticLine } from './format';
 import { loadPlanRegistry } from './plan-skills';
 import { oneLine, STATUS_GLYPH, type ResultsStore, type VariableState } from './results';
-import { openRunRecorder, recordFileFor, type RunHistory } from './run-records';
+import { openRunRecorder, recordFileFor, RunHistory } from './run-records';
+import { startRunTrace, type OtelLoader, type TracedRun } from './traces';
 
 interface Session {
   readonly interpreter: Interpreter;
@@ -35,6 +36,8 @@ interface Session {
   generated: string | null;
   /** The record of the run in progress (memory, and lightsop.run.recordFile). */
   recorder: RunRecorder | null;
+  /** The running run's trace, when traces are on (traces.ts). */
+  trace: TracedRun | null;
 }
 
 export interface RunOutcome {
@@ -56,8 +59,11 @@ export class PlanRunner implements vscode.Disposable {
     private readonly results: ResultsStore,
     private readonly output: vscode.OutputChannel,
     private readonly facts: PlanFacts,
-    private readonly history: RunHistory,
+    /** Loads OpenTelemetry (dist/otel.cjs) on the first traced run. */
+    private readonly loadOtel: OtelLoader,
     private readonly version: string,
+    /** Where every run's record goes (the run timeline reads the last). */
+    private readonly history: RunHistory = new RunHistory(),
   ) {}
 
   dispose(): void {
@@ -101,6 +107,7 @@ export class PlanRunner implements vscode.Disposable {
     const settings = planSettings(doc.uri);
     // An english script needs its language model first: it writes the plan.
     let llmAgent: OpenAiCompatibleAgent | null = null;
+    let apiKey: string | undefined;
     let llmStamp = 'none';
     let apiKeyForRecord: string | undefined;
     if (english) {
@@ -121,9 +128,10 @@ export class PlanRunner implements vscode.Disposable {
         });
         return { ran: false };
       }
-      const apiKey = await getApiKey(this.secrets);
+      apiKey = await getApiKey(this.secrets);
       apiKeyForRecord = apiKey ?? undefined;
-      llmAgent = new OpenAiCompatibleAgent({ baseUrl: base, model: mdl, apiKey });
+      // The model's calls go to the trace of whichever run of this document is going on.
+      llmAgent = new OpenAiCompatibleAgent({ baseUrl: base, model: mdl, apiKey, onCall: (call) => this.sessions.get(uri)?.trace?.modelCall(call) });
       // The key itself is never kept or logged; a hash tells whether it changed.
       llmStamp = `${base}|${mdl}|${apiKey ? createHash('sha256').update(apiKey).digest('hex').slice(0, 12) : 'no-key'}`;
     }
@@ -165,6 +173,7 @@ export class PlanRunner implements vscode.Disposable {
         running: null,
         generated: null,
         recorder: null,
+        trace: null,
       };
       if (session) this.log(`[run] ${file}: the skills or the language model changed; starting from a fresh state`);
       session = fresh;
@@ -177,6 +186,18 @@ export class PlanRunner implements vscode.Disposable {
     const scope = targets?.length ? ` up to @${targets.join(', @')}` : '';
     this.log(`[run] ${new Date().toLocaleTimeString()} ${file}${scope} (${skillsNote})`);
     const started = Date.now();
+    session.trace = await startRunTrace('lightsop run', { 'lightsop.plan': file, 'lightsop.plan.english': english }, {
+      setting: settings.otel,
+      env: process.env,
+      load: this.loadOtel,
+      version: this.version,
+      // A skill's error text may quote the stored key (plans that are not english never read it otherwise).
+      secrets: async () => [apiKey ?? (await getApiKey(this.secrets))].filter((k): k is string => Boolean(k)),
+      warn: (message) => this.log(`[traces] ${message}`),
+    });
+    const trace = session.trace;
+    let traceError: string | undefined;
+    let traceAttributes: Record<string, string | number | boolean> = {};
     try {
       const result = await vscode.window.withProgress(
         { location: vscode.ProgressLocation.Notification, title: `LightSOPLang: running ${file}${scope}`, cancellable: true },
@@ -202,6 +223,9 @@ export class PlanRunner implements vscode.Disposable {
       const summary = `${states.length} variable${states.length === 1 ? '' : 's'}: ${counts.success ?? 0} succeeded, ${counts.fail ?? 0} failed, ${counts.canceled ?? 0} canceled, ${counts.undefined ?? 0} not run`;
       this.log(`[run] ${file}: ${result.aborted ? 'canceled; ' : ''}${summary}; ${result.commands.length} command${result.commands.length === 1 ? '' : 's'} ran (${ms} ms)`);
       for (const s of states) this.log(`  ${STATUS_GLYPH[s.status]} @${s.name}  ${s.status}  ${oneLine(s.value, 200)}`);
+      traceAttributes = { 'lightsop.run.canceled': result.aborted, 'lightsop.run.failed': counts.fail ?? 0, 'lightsop.run.succeeded': counts.success ?? 0 };
+      if (result.aborted) traceError = 'canceled';
+      else if ((counts.fail ?? 0) > 0) traceError = `${counts.fail} failed`;
       const message = `LightSOPLang: ${file}${scope}${result.aborted ? ' canceled' : ''}: ${summary}.`;
       const show = (counts.fail ?? 0) > 0 || result.aborted ? vscode.window.showWarningMessage(message, 'Show Output') : vscode.window.showInformationMessage(message, 'Show Output');
       void show.then((pick) => {
@@ -209,6 +233,7 @@ export class PlanRunner implements vscode.Disposable {
       });
       return { ran: true, aborted: result.aborted, counts };
     } catch (error) {
+      traceError = error instanceof Error ? error.message : String(error);
       if (error instanceof PlanValidationError) {
         // The interpreter validated `text` (no $input in Run Plan, and its own skills): its
         // positions are converted on that text.
@@ -228,6 +253,9 @@ export class PlanRunner implements vscode.Disposable {
     } finally {
       session.running = null;
       session.recorder = null;
+      session.trace = null;
+      // The spans leave in the background (bounded); the run's result does not wait for them.
+      void trace?.end(traceAttributes, traceError);
     }
   }
 
@@ -281,6 +309,7 @@ export class PlanRunner implements vscode.Disposable {
   private onEvent(uri: string, session: Session, e: RunEvent): void {
     session.recorder?.onEvent(e);
     this.progressListeners.get(uri)?.(e);
+    session.trace?.onEvent(e, (name) => session.interpreter.getValue(name), dataText);
     switch (e.type) {
       case 'run-started':
         break;

@@ -1,9 +1,10 @@
 /**
- * The Run Timeline page: the same strict Content Security Policy as the graph page (one script and
- * one style block, each with the nonce), so the page runs nothing but timeline-webview.js. Pure
- * function, no `vscode` import, so the webview tests load exactly this page.
+ * The Run Timeline page: one `webviewPage` document like the graph page (the strict Content
+ * Security Policy, the nonce on the one style block and the one script), so the page runs nothing
+ * but timeline-webview.js. Pure function, no `vscode` import, so the webview tests load exactly
+ * this page.
  */
-import { contentSecurityPolicy, escapeAttr } from '../webview-page';
+import { webviewPage } from '../webview-page';
 
 export interface TimelineHtmlOptions {
   /** `webview.cspSource`: the origin that serves the extension's local resources. */
@@ -14,17 +15,7 @@ export interface TimelineHtmlOptions {
   readonly nonce: string;
 }
 
-export function timelineHtml(o: TimelineHtmlOptions): string {
-  const csp = contentSecurityPolicy(o.cspSource, o.nonce);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="${escapeAttr(csp)}">
-<meta name="viewport" content="width=device-width, initial-scale=1.0">
-<title>Run Timeline</title>
-<style nonce="${o.nonce}">
-  :root {
+const STYLE = `  :root {
     --lsop-success: var(--vscode-testing-iconPassed, #388a34);
     --lsop-fail: var(--vscode-testing-iconFailed, #e51400);
     --lsop-canceled: var(--vscode-charts-orange, #d18616);
@@ -74,16 +65,15 @@ export function timelineHtml(o: TimelineHtmlOptions): string {
   .bar.critical { box-shadow: 0 0 0 2px var(--lsop-critical); }
   .row.critical .label .name { font-weight: 600; }
   .row.critical .label .name::after { content: " ◆"; color: var(--lsop-critical); }
-</style>
-</head>
-<body>
-<header><h1 id="title">Run Timeline</h1><span id="summary"></span><span id="source"></span>
+`;
+
+const BODY = `<header><h1 id="title">Run Timeline</h1><span id="summary"></span><span id="source"></span>
   <span class="legend"><span class="success">success</span><span class="fail">fail</span><span class="canceled">canceled</span><span class="undefined">undefined</span><span class="running">unfinished</span><span class="critical">critical path</span></span>
 </header>
 <div id="note" hidden></div>
 <div id="chart"></div>
-<script nonce="${o.nonce}" src="${escapeAttr(o.scriptUri)}"></script>
-</body>
-</html>
 `;
+
+export function timelineHtml(o: TimelineHtmlOptions): string {
+  return webviewPage({ ...o, title: 'Run Timeline', style: STYLE, body: BODY });
 }

@@ -53,6 +53,21 @@ export function parseConfig(text: string, file: string): Config {
   };
 }
 
+/**
+ * Reads and checks one config file (an absolute path): only a regular file, and at most 8 MiB of
+ * it (a repository may ship a FIFO or a device). A problem is an error naming the file (exit 3).
+ */
+export function readConfigFile(file: string): Config {
+  let text: string;
+  try {
+    text = readLimitedTextFileSync(file);
+  } catch (error) {
+    if (error instanceof UnreadableFileError) fail(file, `cannot read (${error.reason})`);
+    fail(file, `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  return parseConfig(text, file);
+}
+
 const cache = new Map<string, Config | null>();
 
 /**
@@ -76,15 +91,7 @@ export function findConfig(dir: string, options: { fresh?: boolean } = {}): Conf
     visited.push(current);
     const candidate = path.join(current, CONFIG_FILE);
     if (existsSync(candidate)) {
-      let text: string;
-      try {
-        // Only a regular file, and at most 8 MiB of it: a repository may ship a FIFO or a device.
-        text = readLimitedTextFileSync(candidate);
-      } catch (error) {
-        if (error instanceof UnreadableFileError) fail(candidate, `cannot read (${error.reason})`);
-        fail(candidate, `cannot read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
-      }
-      found = parseConfig(text, candidate);
+      found = readConfigFile(candidate);
       break;
     }
     const parent = path.dirname(current);

@@ -199,6 +199,7 @@ export function buildProgram(io: Io, result: { code: number }): Command {
     .description('run the jobs of a Redis queue with a skills module (commands for run --redis, whole plans for batch)')
     .requiredOption('--redis <url>', 'Redis URL, e.g. redis://127.0.0.1:6379 (password: LIGHTSOP_REDIS_PASSWORD)')
     .option('--skills <module>', 'skills module (registry or skills map); overrides lightsop.config.json')
+    .option('--config <file>', 'the lightsop.config.json whose skills and mcpServers this worker hosts (default: the nearest one above the current folder)')
     .option('--concurrency <n>', 'jobs run at once by this process (default 1)', positiveInt)
     .option('--queue <name>', 'the queue (default "lightsop")')
     .option('--stall-timeout <duration>', 'a job whose worker stops renewing its lock this long goes to another worker (default 30s)', durationOption())

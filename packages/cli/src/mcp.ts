@@ -34,7 +34,12 @@ export function resolvedServers(config: Config, env: Readonly<Record<string, str
  */
 export async function mcpToolsFor(dir: string, exitCode: number): Promise<McpToolSet | null> {
   const config = findConfig(dir);
-  if (!config?.mcpServers || config.mcpServers.length === 0) return null;
+  return config ? mcpToolsOf(config, exitCode) : null;
+}
+
+/** The MCP tools of one config (null without `mcpServers`), started once per process. */
+export async function mcpToolsOf(config: Config, exitCode: number): Promise<McpToolSet | null> {
+  if (!config.mcpServers || config.mcpServers.length === 0) return null;
   let promise = opened.get(config.file);
   if (!promise) {
     const servers = resolvedServers(config);

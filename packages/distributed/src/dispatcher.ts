@@ -1,13 +1,14 @@
 /**
  * The coordinator's side of a queue, shared by `run --redis` and `batch`: it submits jobs with
- * known ids, hears how they finished through BullMQ's QueueEvents, and never trusts that stream
- * alone. After a lost connection, or when no event came for a while, it asks Redis for the state
+ * known ids, hears how they finished by reading BullMQ's event stream itself (one blocking XREAD
+ * for many ends; `batch` lets ends gather for a few milliseconds between reads), and never trusts
+ * that stream alone. After a lost connection, or when no event came for a while, it asks Redis for the state
  * of every job it still waits for: a finished job is taken from Redis, a job Redis no longer has
  * (a restart without persistence) is submitted again under the same id. When Redis stays away for
  * longer than the reconnect timeout, everything waiting fails with one clear error.
  */
-import { Queue, QueueEvents, type JobsOptions } from 'bullmq';
-import type { Redis } from 'ioredis';
+import { Queue, type JobsOptions } from 'bullmq';
+import { Redis } from 'ioredis';
 import { BULL_PREFIX, workerKey, workersKey, type WorkerInfo } from './protocol';
 import { ConnectionWatch, RedisUnavailableError, connectOnce, formatMs, redisErrorText, withDeadline, type RedisTarget } from './redis';
 
@@ -36,7 +37,17 @@ export interface DispatcherOptions {
   readonly eventsMaxLen?: number;
   /** Check the tracked jobs when no event came for this long (default 5 s). */
   readonly quietCheckMs?: number;
+  /**
+   * After a read that found events, wait this long before the next one so that ends arrive in
+   * batches (fewer round trips and wake-ups per job; default 0: every end at once, for `run`).
+   */
+  readonly eventBatchMs?: number;
 }
+
+/** Events read from the stream at most per XREAD. */
+const EVENTS_PER_READ = 1000;
+/** How long one blocking XREAD waits before it is issued again (bounds how long close() waits). */
+const EVENTS_BLOCK_MS = 1000;
 
 /** Opens a dispatcher; fails at once with a RedisUnavailableError when Redis is not there. */
 export async function openDispatcher(options: DispatcherOptions): Promise<Dispatcher> {
@@ -56,7 +67,10 @@ export async function openDispatcher(options: DispatcherOptions): Promise<Dispat
 
 export class Dispatcher {
   readonly queue: Queue;
-  private readonly events: QueueEvents;
+  /** The connection that blocks on the event stream (XREAD), nothing else. */
+  private readonly reader: Redis;
+  private readonly eventsKey: string;
+  private reading: Promise<void> | null = null;
   private readonly watch: ConnectionWatch;
   private readonly tracked = new Map<string, JobSpec>();
   private lastEventAt = Date.now();
@@ -66,7 +80,7 @@ export class Dispatcher {
   private failureError: RedisUnavailableError | null = null;
   private closed = false;
 
-  constructor(private readonly options: DispatcherOptions, private readonly control: Redis, lastEventId: string) {
+  constructor(private readonly options: DispatcherOptions, private readonly control: Redis, private lastEventId: string) {
     const connection = { ...options.redis.options, connectionName: 'lightsop-coordinator-bull' };
     this.queue = new Queue(options.queue, {
       connection,
@@ -74,15 +88,9 @@ export class Dispatcher {
       streams: { events: { maxLen: options.eventsMaxLen ?? 10_000 } },
     });
     this.queue.on('error', () => {});
-    this.events = new QueueEvents(options.queue, { connection: { ...connection, connectionName: 'lightsop-coordinator-events' }, prefix: BULL_PREFIX, lastEventId });
-    this.events.on('error', () => {});
-    this.events.on('completed', ({ jobId, returnvalue }) => this.ended(jobId, { state: 'completed', value: returnvalue }));
-    this.events.on('failed', ({ jobId, failedReason }) => this.ended(jobId, { state: 'failed', reason: String(failedReason ?? 'unknown reason') }));
-    // A job id BullMQ already had (a rerun, a resubmission) is not added again: it may have ended
-    // long ago, and then no event will come for it. Look it up.
-    this.events.on('duplicated', ({ jobId }) => {
-      if (this.tracked.has(jobId)) this.check();
-    });
+    this.eventsKey = `${BULL_PREFIX}:${options.queue}:events`;
+    this.reader = new Redis({ ...options.redis.options, connectionName: 'lightsop-coordinator-events' });
+    this.reader.on('error', () => {});
     this.watch = new ConnectionWatch(control, options.redis, options.reconnectTimeoutMs, {
       onLost: (error) => options.log(`lost the connection to Redis (${error}); reconnecting for up to ${formatMs(options.reconnectTimeoutMs)}`),
       onRestored: (ms) => {
@@ -98,9 +106,69 @@ export class Dispatcher {
     this.quietTimer.unref();
   }
 
-  /** Waits until the queue and its event listener are connected. */
+  /** Waits until the queue and the event reader are connected, and starts reading the events. */
   async ready(): Promise<void> {
-    await this.bounded(Promise.all([this.queue.waitUntilReady(), this.events.waitUntilReady()]), 'connect the queue');
+    await this.bounded(Promise.all([this.queue.waitUntilReady(), this.reader.ping()]), 'connect the queue');
+    this.reading ??= this.readEvents();
+  }
+
+  /**
+   * Reads the queue's event stream from where the dispatcher opened it: every job that completed
+   * or failed there is an end (for the jobs this dispatcher tracks). A read that fails (Redis
+   * restarting) is retried: ioredis reconnects, and the watch's check covers what was missed.
+   */
+  private async readEvents(): Promise<void> {
+    const batchMs = this.options.eventBatchMs ?? 0;
+    while (!this.closed) {
+      let reply: [string, [string, string[]][]][] | null;
+      try {
+        reply = (await this.reader.xread('COUNT', EVENTS_PER_READ, 'BLOCK', EVENTS_BLOCK_MS, 'STREAMS', this.eventsKey, this.lastEventId)) as [string, [string, string[]][]][] | null;
+      } catch {
+        if (this.closed) return;
+        await pause(200);
+        continue;
+      }
+      const entries = reply?.[0]?.[1];
+      if (!entries || entries.length === 0) continue;
+      for (const [id, fields] of entries) {
+        this.lastEventId = id;
+        this.event(fields);
+      }
+      if (batchMs > 0 && entries.length < EVENTS_PER_READ && this.tracked.size > 0) await pause(batchMs);
+    }
+  }
+
+  /** One entry of BullMQ's event stream: `event`, `jobId` and the event's fields, as a flat list. */
+  private event(fields: readonly string[]): void {
+    let event = '';
+    let jobId = '';
+    let returnvalue: string | undefined;
+    let failedReason: string | undefined;
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const key = fields[i];
+      const value = fields[i + 1]!;
+      if (key === 'event') event = value;
+      else if (key === 'jobId') jobId = value;
+      else if (key === 'returnvalue') returnvalue = value;
+      else if (key === 'failedReason') failedReason = value;
+    }
+    if (!this.tracked.has(jobId)) return;
+    if (event === 'completed') {
+      let value: unknown = null;
+      try {
+        value = returnvalue === undefined ? null : JSON.parse(returnvalue);
+      } catch {
+        // Not JSON: the reader of the value says it does not understand it.
+        value = returnvalue;
+      }
+      this.ended(jobId, { state: 'completed', value });
+    } else if (event === 'failed') {
+      this.ended(jobId, { state: 'failed', reason: failedReason ?? 'unknown reason' });
+    } else if (event === 'duplicated') {
+      // A job id BullMQ already had (a rerun, a resubmission) is not added again: it may have
+      // ended long ago, and then no event will come for it. Look it up.
+      this.check();
+    }
   }
 
   /** The error Redis failed with, once it stayed away too long. */
@@ -249,10 +317,15 @@ export class Dispatcher {
     this.closed = true;
     clearInterval(this.quietTimer);
     this.watch.stop();
-    const graceful = Promise.allSettled([this.events.close(), this.queue.close()]);
+    // The reader may be blocked in XREAD: disconnecting ends its read, and the loop sees `closed`.
+    this.reader.disconnect();
+    const graceful = Promise.allSettled([this.queue.close(), this.reading ?? Promise.resolve()]);
     await Promise.race([graceful, new Promise((r) => setTimeout(r, this.failureError || this.watch.down ? 200 : 3000).unref())]);
-    void this.events.disconnect().catch(() => {});
     void this.queue.disconnect().catch(() => {});
     this.control.disconnect();
   }
+}
+
+function pause(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

@@ -6,7 +6,7 @@
  */
 export { startWorker, type WorkerOptions, type WorkerHandle } from './worker';
 export { openRemoteRegistry, NoWorkersError, type RemoteRegistry, type RemoteRegistryOptions } from './remote-registry';
-export { runBatch, type BatchOptions, type BatchSummary } from './batch';
+export { runBatch, PlanCommandsError, type BatchOptions, type BatchSummary } from './batch';
 export { BatchFileError } from './batch-files';
 export { formatProgress, formatEta, type ProgressState } from './progress';
 export { parseRedisUrl, DistributedUsageError, RedisUnavailableError, type RedisTarget } from './redis';

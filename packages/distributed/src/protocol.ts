@@ -4,6 +4,7 @@
  * cancel channel. Every job's data is checked on arrival: Redis is shared, and a job is only
  * trusted to name one of the worker's own skills.
  */
+import type { CommandSpec } from '@lightsop/core';
 import { DistributedUsageError } from './redis';
 
 /** The default BullMQ queue name (`--queue`). */
@@ -99,7 +100,12 @@ export interface WorkerInfo {
   readonly host: string;
   readonly pid: number;
   readonly concurrency: number;
-  readonly commands: { name: string; description: string }[];
+  /**
+   * Every command it hosts as core's command surface reads it (description, parameters, argument
+   * counts, side effects, source: an MCP tool says so), so that a coordinator checks and describes
+   * plans with the same knowledge as a local run.
+   */
+  readonly commands: readonly CommandSpec[];
   readonly started: number;
   readonly active: number;
   readonly completed: number;

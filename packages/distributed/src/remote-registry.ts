@@ -188,7 +188,7 @@ function fromOutcome(outcome: unknown): unknown {
 }
 
 /** Every command some worker offers; a warning when the workers of one queue differ. */
-function unionOfCommands(workers: readonly WorkerInfo[], log: (line: string) => void): readonly CommandSpec[] {
+export function unionOfCommands(workers: readonly WorkerInfo[], log: (line: string) => void): readonly CommandSpec[] {
   // A worker's list comes through Redis: core's reader takes only usable entries, the first worker naming a command wins.
   const listings = workers.map((w) => readRegistryCommands({ listCommands: () => w.commands }, { kind: 'registry', name: 'lightsop worker' }));
   const signatures = new Set(listings.map((l) => l.map((c) => c.name).sort().join(',')));

@@ -49,7 +49,8 @@ interface Running {
 export async function startWorker(options: WorkerOptions): Promise<WorkerHandle> {
   const id = `${hostname().replace(/[^A-Za-z0-9.-]/g, '-').slice(0, 40)}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const log = (message: string) => options.log(`lightsop worker ${new Date().toISOString()} ${message}`);
-  const commands = CommandSurface.fromRegistry(options.registry).commands.map((c) => ({ name: c.name, description: c.description }));
+  // Full descriptions (parameters, argument counts, side effects, sources): coordinators validate with them.
+  const commands = CommandSurface.fromRegistry(options.registry).commands;
   const running = new Map<string, Running>();
   let completed = 0;
   let failed = 0;

@@ -20,6 +20,7 @@ export { TokenBudget, TokenBudgetExceededError, withTokenBudget } from './llm/bu
 export {
   OpenAiCompatibleAgent, DEFAULT_LLM_RETRIES, DEFAULT_LLM_TIMEOUT_MS, resolveLlmSettings, type OpenAiAgentOptions, type LlmSettings,
 } from './llm/openai-agent';
+export { tracingRequested, otlpHeaderSecrets, type RunTrace, type Tracing, type CommandOutcome, type ToolCall } from './tracing';
 export { redactSecrets, hasUrlCredentials } from '@lightsop/core';
 export * from './skills/index';
 export * from './record/index';

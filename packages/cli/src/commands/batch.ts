@@ -79,6 +79,11 @@ export async function batchCommand(plan: string, options: BatchCommandOptions, i
     if (summary.interrupted || complete < summary.total) return 1;
     return summary.notOk > 0 ? 1 : 0;
   } catch (error) {
+    if (error instanceof d.PlanCommandsError) {
+      for (const x of error.diagnostics) io.stderr(`${file.display}:${x.range.line}:${x.range.column}: error: ${x.message} [${x.code}]\n`);
+      io.stderr(`lightsop: ${file.display} calls commands the workers on the queue do not host as written; nothing was submitted\n`);
+      return 2;
+    }
     throw asCliError(error);
   } finally {
     detach();

@@ -5,14 +5,18 @@
  */
 import path from 'node:path';
 import type { CommandRegistry } from '@lightsop/runtime';
+import { findConfig, readConfigFile, type Config } from '../config';
 import { asCliError, loadDistributed } from '../distributed';
 import { CliError } from '../errors';
 import type { Io } from '../io';
-import { loadSkills, skillsPathFor } from '../skills';
+import { closeMcpServers, mcpToolsOf } from '../mcp';
+import { loadSkills } from '../skills';
 
 export interface WorkerCommandOptions {
   readonly redis: string;
   readonly skills?: string;
+  /** A lightsop.config.json to take `skills` and `mcpServers` from (default: the nearest one above the current folder). */
+  readonly config?: string;
   readonly concurrency?: number;
   readonly queue?: string;
   readonly stallTimeout?: number;
@@ -32,7 +36,7 @@ const USAGE = 3;
 const NO_SKILLS: CommandRegistry = {
   listCommands: () => [],
   executeCommand(payload) {
-    throw new Error(`Unknown command ${payload.command}: this worker has no skills module (lightsop worker --skills MODULE)`);
+    throw new Error(`Unknown command ${payload.command}: this worker has no skills module or MCP server (lightsop worker --skills MODULE, or --config with mcpServers)`);
   },
 };
 
@@ -46,15 +50,27 @@ export async function workerCommand(options: WorkerCommandOptions, io: Io, host:
   } catch (error) {
     throw asCliError(error);
   }
-  const skillsPath = skillsPathFor(options.skills, io.cwd, io.cwd);
-  let registry = NO_SKILLS;
+  const config = workerConfig(options.config, io.cwd);
+  // --skills wins over the config's skills, as for every other command.
+  const skillsPath = options.skills ? path.resolve(io.cwd, options.skills) : config?.skills;
+  let base: CommandRegistry | null = null;
   if (skillsPath) {
     const loaded = await loadSkills(skillsPath, USAGE, io.cwd);
     if (!loaded.registry) throw new CliError(`${path.relative(io.cwd, skillsPath) || skillsPath}: a worker needs a skills module (.mjs or .js) that executes commands; a JSON description only lists them`, USAGE);
-    registry = loaded.registry;
-  } else {
-    io.stderr('lightsop worker: warning: no skills module (--skills or lightsop.config.json); only the built-in assign works\n');
+    base = loaded.registry;
   }
+  // The config's MCP servers start here, once, and serve every job of this worker (docs/mcp.md).
+  const tools = config ? await mcpToolsOf(config, USAGE) : null;
+  const servers = tools?.connections.map((c) => c.server.name) ?? [];
+  let registry = base ?? NO_SKILLS;
+  if (tools && servers.length > 0) {
+    const { withMcpTools } = await import('@lightsop/runtime/mcp');
+    registry = withMcpTools(base, tools);
+  }
+  if (!base && servers.length === 0) {
+    io.stderr('lightsop worker: warning: no skills module and no MCP server (--skills, --config or lightsop.config.json); only the built-in assign works\n');
+  }
+  if (servers.length > 0) io.stderr(`lightsop worker: MCP server(s) started: ${servers.join(', ')}\n`);
 
   let handle: Awaited<ReturnType<typeof d.startWorker>> | null = null;
   let stopped: (() => void) | null = null;
@@ -79,8 +95,21 @@ export async function workerCommand(options: WorkerCommandOptions, io: Io, host:
     log: (line) => io.stderr(`${line}\n`),
   });
   await done;
+  if (servers.length > 0) {
+    // Every job has ended or gone back to the queue: the servers are closed before the process
+    // exits (stdio servers see their input end, then SIGTERM), bounded so a stuck one cannot hold it.
+    const closing = closeMcpServers().then(() => true, () => true);
+    const closed = await Promise.race([closing, new Promise<false>((r) => setTimeout(() => r(false), 10_000).unref())]);
+    io.stderr(`lightsop worker: ${closed ? 'closed' : 'gave up closing'} MCP server(s): ${servers.join(', ')}\n`);
+  }
   // A skill that ignored its abort may still hold the event loop; its job was returned to the
   // queue, so nothing is lost by leaving now.
   setTimeout(() => host.exit(0), 1000).unref();
   return 0;
+}
+
+/** `--config FILE` (read with the one config reader; a missing or invalid file is exit 3), else the nearest config above the current folder. */
+function workerConfig(file: string | undefined, cwd: string): Config | null {
+  if (file === undefined) return findConfig(cwd);
+  return readConfigFile(path.resolve(cwd, file));
 }

@@ -255,17 +255,20 @@ export interface ReadOptions {
   signal?: AbortSignal;
 }
 
-/** Reads a regular file of the workspace as UTF-8 text, capped while reading. */
-export async function readWorkspaceFile(root: string, target: string, options: ReadOptions): Promise<{ text: string; display: string }> {
-  const at = await locate(root, target);
-  if (at.parts.length === 0) throw new WorkspacePathError(`${target} is a directory; use list_files`);
+/**
+ * Opens an existing regular file of the workspace through the descriptor of its folder and checks
+ * that what was opened is that file (never a link, a special file or a folder). The caller closes
+ * the handle.
+ */
+async function openExistingFile(at: Located, target: string, flags: number, directoryHint: string): Promise<{ handle: FileHandle; info: Stats }> {
+  if (at.parts.length === 0) throw new WorkspacePathError(`${target} is a directory${directoryHint}`);
   const name = at.parts[at.parts.length - 1]!;
   const folder = await openFolderAt(at.base, at.parts.slice(0, -1), { create: false, target });
   let handle: FileHandle;
   try {
-    await refuseSpecial(folder, name, target, '; use list_files');
+    await refuseSpecial(folder, name, target, directoryHint);
     try {
-      handle = await open(childOf(folder, name), constants.O_RDONLY | FILE_FLAGS);
+      handle = await open(childOf(folder, name), flags | FILE_FLAGS);
     } catch (error) {
       throw await openError(error, target, folder, name);
     }
@@ -274,8 +277,20 @@ export async function readWorkspaceFile(root: string, target: string, options: R
   }
   try {
     const info = await handle.stat();
-    checkRegular(info, target, '; use list_files');
+    checkRegular(info, target, directoryHint);
     await checkOpened(handle, path.join(folder.path, name), at.base, target);
+    return { handle, info };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/** Reads a regular file of the workspace as UTF-8 text, capped while reading. */
+export async function readWorkspaceFile(root: string, target: string, options: ReadOptions): Promise<{ text: string; display: string }> {
+  const at = await locate(root, target);
+  const { handle, info } = await openExistingFile(at, target, constants.O_RDONLY, '; use list_files');
+  try {
     const bytes = await readCapped(handle, options.maxBytes, options.signal, 'read_file');
     if (bytes === null) throw tooLarge(target, info, options.maxBytes, 'read_file returns');
     return { text: bytes.toString('utf8'), display: at.display };
@@ -359,24 +374,8 @@ export async function writeWorkspaceFile(root: string, target: string, content: 
  */
 export async function editWorkspaceFile(root: string, target: string, edit: (text: string) => string, options: ReadOptions): Promise<{ display: string }> {
   const at = await locate(root, target);
-  if (at.parts.length === 0) throw new WorkspacePathError(`${target} is a directory`);
-  const name = at.parts[at.parts.length - 1]!;
-  const folder = await openFolderAt(at.base, at.parts.slice(0, -1), { create: false, target });
-  let handle: FileHandle;
+  const { handle, info } = await openExistingFile(at, target, constants.O_RDWR, '');
   try {
-    await refuseSpecial(folder, name, target, '');
-    try {
-      handle = await open(childOf(folder, name), constants.O_RDWR | FILE_FLAGS);
-    } catch (error) {
-      throw await openError(error, target, folder, name);
-    }
-  } finally {
-    await folder.handle.close();
-  }
-  try {
-    const info = await handle.stat();
-    checkRegular(info, target);
-    await checkOpened(handle, path.join(folder.path, name), at.base, target);
     const bytes = await readCapped(handle, options.maxBytes, options.signal, 'edit_file');
     if (bytes === null) throw tooLarge(target, info, options.maxBytes, 'edit_file edits');
     const text = edit(bytes.toString('utf8'));

@@ -1,6 +1,6 @@
 /**
  * The OpenTelemetry side of tracing (docs/tracing.md), loaded only when tracing is on (see
- * `tracing.ts`): a tracer provider of its own (nothing global is registered), a batch processor
+ * `../tracing.ts`; hosts import this entry, `@lightsop/runtime/otel`, dynamically): a tracer provider of its own (nothing global is registered), a batch processor
  * and the OTLP/HTTP exporter, which reads the standard variables (OTEL_EXPORTER_OTLP_ENDPOINT,
  * OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, OTEL_EXPORTER_OTLP_HEADERS, OTEL_EXPORTER_OTLP_TIMEOUT, ...)
  * itself. Spans carry names, statuses and short, redacted texts; never a header, a key or a value
@@ -16,8 +16,8 @@ import {
   ATTR_GEN_AI_OPERATION_NAME, ATTR_GEN_AI_REQUEST_MODEL, ATTR_GEN_AI_RESPONSE_MODEL, ATTR_GEN_AI_TOOL_NAME, ATTR_GEN_AI_USAGE_INPUT_TOKENS,
   ATTR_GEN_AI_USAGE_OUTPUT_TOKENS, GEN_AI_OPERATION_NAME_VALUE_EXECUTE_TOOL,
 } from '@opentelemetry/semantic-conventions/incubating';
-import type { ModelCall } from '@lightsop/runtime';
-import type { CommandOutcome, RunTrace, ToolCall, Tracing } from './tracing';
+import type { ModelCall } from '../llm/agent';
+import type { CommandOutcome, RunTrace, ToolCall, Tracing } from '../tracing';
 
 /** The longest text an attribute or a status message carries. */
 const MAX_TEXT = 1024;
