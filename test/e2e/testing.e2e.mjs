@@ -99,20 +99,28 @@ export async function planTests(vs, { check, waitFor, log }) {
   check('Run All Tests: the mocked test passes; the failing one shows "@greeting: expected value ..." on the line of its expectation');
 
   // 3. Debug them: the plans run under the plan debugger with the tests' mocks, judged alike.
+  //    The results show as the gutter icons of the tests in the test file (the debugger takes
+  //    the side bar over); cleared first, so the icons that come back are the debug run's.
+  const icons = async () => ({
+    passed: await editor.locator('.testing-run-glyph.codicon-testing-passed-icon').count(),
+    failed: await editor.locator('.testing-run-glyph.codicon-testing-failed-icon').count(),
+  });
   await vs.runCommand('Test: Clear All Results');
+  await waitFor('the results to be cleared', async () => {
+    const n = await icons();
+    return n.passed === 0 && n.failed === 0;
+  });
   await vs.runCommand('Test: Debug All Tests');
-  // The Debug Console shows the last session: the second test's.
-  await waitFor('the last debugged test to end in the Debug Console', async () => {
+  const debugged = await waitFor('the debugged results in the test file\'s gutter', async () => {
+    const n = await icons();
+    return n.passed === 1 && n.failed === 1 ? n : new Error(JSON.stringify(n));
+  }, 60000);
+  // The Debug Console shows the last session: the second test's plan, answered by its mocks.
+  await vs.runCommand('Focus on Debug Console View');
+  await waitFor('the last debugged test in the Debug Console', async () => {
     const text = ((await page.locator('.repl').first().innerText({ timeout: 2000 }).catch(() => '')) || '').replace(/\u00a0/g, ' ');
     return text.includes('(plan test "expects the wrong greeting": commands answered by its mocks)') && text.includes('hello.sop: 5 variables: 5 succeeded') ? text : null;
-  }, 60000);
-  await vs.runCommand('Testing: Focus on Test Explorer View');
-  const debugged = await waitFor('the debugged results in the Test Explorer', async () => {
-    const rows = await explorerRows(page);
-    const pass = rows.find((r) => r.includes('greets Ada (mocked)'));
-    const fail = rows.find((r) => r.includes('expects the wrong greeting'));
-    return pass && fail && /passed/i.test(pass) && /failed/i.test(fail) ? { pass, fail } : null;
-  }, 60000);
+  }, 30000);
   log('debugged:', JSON.stringify(debugged));
   await vs.shot('test-debugged');
   check('Debug All Tests: each plan runs under the plan debugger with its test\'s mocks; the mocked test passes, the other fails');
