@@ -119,7 +119,8 @@ export async function planTests(vs, { check, waitFor, log }) {
   await vs.runCommand('Focus on Debug Console View');
   await waitFor('the last debugged test in the Debug Console', async () => {
     const text = ((await page.locator('.repl').first().innerText({ timeout: 2000 }).catch(() => '')) || '').replace(/\u00a0/g, ' ');
-    return text.includes('(plan test "expects the wrong greeting": commands answered by its mocks)') && text.includes('hello.sop: 5 variables: 5 succeeded') ? text : null;
+    // The mock's greeting, not the skill's ("Hello, Ada Lovelace!"), and the session's summary.
+    return text.includes('@greeting success Hello, Ada!') && /\[debug\] hello\.sop: \d+ variables/.test(text) ? text : null;
   }, 30000);
   log('debugged:', JSON.stringify(debugged));
   await vs.shot('test-debugged');
