@@ -11,7 +11,7 @@
 // first, and the chat neither loading the module nor using the workspace's endpoint.
 //
 // Usage: node test/e2e/extension.e2e.mjs --vsix FILE [--keep]   (test/e2e/run.mjs does the setup)
-// Every wait has a time limit; VSCODE_HARNESS_TIMEOUT (seconds, default 300) bounds the run.
+// Every wait has a time limit; VSCODE_HARNESS_TIMEOUT (seconds, default 420) bounds the run.
 // Screenshots go to $VSCODE_HARNESS_SHOTS (run.mjs: test-results/e2e/).
 
 import fs from 'node:fs';
@@ -19,6 +19,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeAll, launch, log, sleep, SHOTS } from './harness.mjs';
+import { mcpE2e } from './mcp.e2e.mjs';
 import { planTests } from './testing.e2e.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
@@ -28,7 +29,7 @@ const opt = (name, dflt) => {
   return i >= 0 && argv[i + 1] ? argv[i + 1] : dflt;
 };
 const VSIX = opt('--vsix', '');
-const WATCHDOG_S = Number(process.env.VSCODE_HARNESS_TIMEOUT || 300);
+const WATCHDOG_S = Number(process.env.VSCODE_HARNESS_TIMEOUT || 420);
 const WORKSPACE = path.join(here, 'fixtures', 'workspace');
 // The key typed into "Set LLM API Key"; it must reach the LLM endpoint and nothing else.
 const API_KEY = `sk-e2e-${process.pid}-${Date.now().toString(36)}`;
@@ -814,6 +815,7 @@ async function main() {
   await new Promise((resolve, reject) => llm.listen(0, '127.0.0.1', resolve).on('error', reject));
   await trustedWorkspace();
   await untrustedWorkspace();
+  await mcpE2e({ vsix: VSIX, keep: argv.includes('--keep'), check, track: (vs) => { current = vs; } });
 }
 
 main().then(

@@ -199,6 +199,19 @@ describe('the chat page in Chromium', () => {
     expect(await page.textContent('[data-approval="ap2"]')).toContain('Cancelled');
   });
 
+  it('a destructive tool\'s card (an MCP tool\'s destructiveHint) offers no "Always" and says why', async () => {
+    await events(
+      reg({ type: 'TurnStarted', loopId: A, commandId: 'd1', regime: 'sop' }),
+      { type: 'user_message', loopId: A, commandId: 'd1', text: 'write it' },
+      { type: 'approval_opened', loopId: A, commandId: 'd1', approval: { id: 'apd', tool: 'fs.write_file', origin: 'sop', input: 'x', key: 'k', sideEffects: true, destructive: true } },
+    );
+    const card = page.locator('.card.approval[data-approval="apd"]');
+    expect(await card.textContent()).toContain('yes, destructive');
+    expect(await card.textContent()).toContain('it is asked about every time');
+    expect(await card.locator('button[data-action="alwaysApprove"]').count()).toBe(0);
+    expect(await card.locator('button[data-action="approve"]').count()).toBe(1);
+  });
+
   it('approval cards show the whole input, each argument in its own box, hidden characters as marked escapes, and keep the scroll on re-render', async () => {
     const long = `${'x'.repeat(20_000)}; echo TAIL`;
     const open = (id: string, args: string[] | undefined, input: string) => ({

@@ -615,7 +615,10 @@ export class ChatController {
         loopId,
         answer: (verdict, reason) => {
           if (verdict === 'approve') finish('approve', 'approved');
-          else if (verdict === 'alwaysApprove') finish('alwaysApprove', 'always');
+          // A destructive tool is asked about every time: an "always" (which its card never offers) is not an answer.
+          else if (verdict === 'alwaysApprove') {
+            if (choice.destructive !== true) finish('alwaysApprove', 'always');
+          }
           else {
             const why = reason?.trim() ?? '';
             finish({ decision: 'deny', reason: why || 'denied by the user' }, 'denied', why || undefined);
@@ -631,6 +634,7 @@ export class ChatController {
           id, tool: choice.toolName, origin: choice.origin, input: inputText(choice.params), ...argsOf(choice.params),
           key: cut(`${choice.toolName} ${stableStringify(choice.params)}`, MAX_VALUE),
           sideEffects: typeof choice.sideEffects === 'boolean' ? choice.sideEffects : null,
+          ...(choice.destructive === true ? { destructive: true } : {}),
           ...(choice.variable ? { variable: choice.variable } : {}), ...(choice.reason ? { reason: cut(choice.reason, 2000) } : {}),
         },
       });

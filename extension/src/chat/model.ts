@@ -107,6 +107,8 @@ export interface ApprovalRequestView {
   readonly key: string;
   /** As declared; null = unknown (treated as having side effects). */
   readonly sideEffects: boolean | null;
+  /** An MCP tool's destructiveHint: asked about every time, so the card offers no "always". */
+  readonly destructive?: boolean;
 }
 export type ApprovalState = 'open' | 'approved' | 'always' | 'denied' | 'cancelled';
 export interface ApprovalView extends ApprovalRequestView {

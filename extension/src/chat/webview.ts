@@ -259,7 +259,7 @@ function approvalCard(a: ApprovalView): HTMLElement {
   field('Command', visibleSpan(a.tool));
   if (a.variable) field('Variable', visibleSpan(`@${a.variable}`));
   if (a.reason) field('Reason', visibleSpan(a.reason));
-  field('Side effects', a.sideEffects === null ? 'unknown (treated as yes)' : a.sideEffects ? 'yes' : 'no');
+  field('Side effects', a.destructive === true ? 'yes, destructive' : a.sideEffects === null ? 'unknown (treated as yes)' : a.sideEffects ? 'yes' : 'no');
   // Every argument whole and in its own box, so where one ends and the next begins is plain.
   if (a.args && a.args.length === 0) field('Arguments', 'none');
   else if (a.args) {
@@ -274,12 +274,15 @@ function approvalCard(a: ApprovalView): HTMLElement {
   const reasonKey = `deny:${a.id}`;
   const reason = el('input', { type: 'text', placeholder: 'Reason for denying (optional)', 'data-input': reasonKey, 'data-focus-key': reasonKey, 'aria-label': 'Reason for denying' });
   reason.value = ui.inputs.get(reasonKey) ?? '';
+  // A destructive tool is asked about every time: its card offers no "always".
   card.append(el('div', { class: 'buttons' },
     button('Approve', 'approve', { id: a.id }),
-    button('Always approve this exact call', 'alwaysApprove', { id: a.id }, 'secondary'),
+    a.destructive === true ? null : button('Always approve this exact call', 'alwaysApprove', { id: a.id }, 'secondary'),
     button('Deny', 'deny', { id: a.id }, 'secondary'),
     reason));
-  card.append(el('div', { class: 'note', title: a.key }, '"Always" remembers this command with exactly this input, for this conversation only.'));
+  card.append(a.destructive === true
+    ? el('div', { class: 'note' }, 'This tool is marked destructive: it is asked about every time.')
+    : el('div', { class: 'note', title: a.key }, '"Always" remembers this command with exactly this input, for this conversation only.'));
   return card;
 }
 

@@ -8,7 +8,7 @@ import path from 'node:path';
 import { createHash } from 'node:crypto';
 import { resolveMcpServer, type ResolvedMcpServer } from '@lightsop/core';
 import type { CommandRegistry } from '@lightsop/runtime';
-import { McpToolSet, withMcpTools } from '@lightsop/runtime/mcp';
+import { McpToolSet, withMcpTools, type McpProgressListener } from '@lightsop/runtime/mcp';
 import { readConfigFileSync } from '../config-file';
 
 const running = new Map<string, { signature: string; tools: Promise<McpToolSet> }>();
@@ -19,9 +19,10 @@ export type McpJoin =
 
 /**
  * `registry` with the tools of the config's MCP servers. Without servers it is returned as it
- * is; in an untrusted workspace too, with a note that they were not started.
+ * is; in an untrusted workspace too, with a note that they were not started. `onProgress` gets
+ * the progress notifications of the joined registry's tool calls (Run Plan's notification).
  */
-export async function joinMcpTools(registry: CommandRegistry, configFile: string | null, trusted: boolean): Promise<McpJoin> {
+export async function joinMcpTools(registry: CommandRegistry, configFile: string | null, trusted: boolean, onProgress?: McpProgressListener): Promise<McpJoin> {
   if (!configFile) return { ok: true, registry, note: null, stamp: 'no-mcp' };
   const entries = readConfigFileSync(configFile).config?.mcpServers ?? [];
   if (entries.length === 0) {
@@ -52,7 +53,7 @@ export async function joinMcpTools(registry: CommandRegistry, configFile: string
     await stopServers(configFile);
     return { ok: false, message: `${configFile}: field "mcpServers.${problem.server}": ${problem.message}` };
   }
-  return { ok: true, registry: withMcpTools(registry, tools), note: `MCP servers: ${servers.map((s) => s.name).join(', ')}`, stamp: `mcp:${signature.slice(0, 12)}` };
+  return { ok: true, registry: withMcpTools(registry, tools, onProgress ? { onProgress } : {}), note: `MCP servers: ${servers.map((s) => s.name).join(', ')}`, stamp: `mcp:${signature.slice(0, 12)}` };
 }
 
 async function stopServers(configFile: string): Promise<void> {

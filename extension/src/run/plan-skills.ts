@@ -7,6 +7,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import type { CommandRegistry } from '@lightsop/runtime';
+import type { McpProgressListener } from '@lightsop/runtime/mcp';
 import { isWorkspaceTrusted, loadSkillsForHost, SkillsRefusedError } from '../skills';
 import { joinMcpTools } from './plan-mcp';
 
@@ -37,14 +38,14 @@ export type PlanRegistry =
 /**
  * Loads the registry of `skillsPath` (absolute, or null for none) joined with the tools of the MCP
  * servers of `configFile` (started only in a trusted workspace, docs/mcp.md); `origin` names where
- * the path came from.
+ * the path came from; `onProgress` gets the progress of the tools' calls.
  */
-export async function loadPlanRegistry(skillsPath: string | null, origin: string | null, configFile: string | null = null): Promise<PlanRegistry> {
+export async function loadPlanRegistry(skillsPath: string | null, origin: string | null, configFile: string | null = null, onProgress?: McpProgressListener): Promise<PlanRegistry> {
   const skills = await loadSkillsRegistry(skillsPath, origin);
   if (!skills.ok || !configFile) return skills;
   let joined;
   try {
-    joined = await joinMcpTools(skills.registry, configFile, isWorkspaceTrusted());
+    joined = await joinMcpTools(skills.registry, configFile, isWorkspaceTrusted(), onProgress);
   } catch (error) {
     return { ok: false, kind: 'load', message: `Cannot start the MCP servers of ${configFile}: ${(error as Error)?.message ?? String(error)}` };
   }

@@ -16,6 +16,7 @@ import {
   ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor, dataText,
   type LlmAgent, type RunEvent, type RunRecorder,
 } from '@lightsop/runtime';
+import { progressText, type McpProgress } from '@lightsop/runtime/mcp';
 import { getApiKey } from '../api-key';
 import type { PlanFacts } from '../plan-facts';
 import { errorLines } from '../plan-outline';
@@ -50,6 +51,8 @@ export class PlanRunner implements vscode.Disposable {
   private readonly sessions = new Map<string, Session>();
   /** The progress notification of each running document, fed from the interpreter's events. */
   private readonly progressListeners = new Map<string, (e: RunEvent) => void>();
+  /** The same notification, fed with the progress of the running document's MCP tool calls. */
+  private readonly mcpProgressListeners = new Map<string, (p: McpProgress) => void>();
   private readonly generatedEmitter = new vscode.EventEmitter<string>();
   /** Fires with a document URI when an english script's generated plan changed. */
   readonly onDidGeneratePlan = this.generatedEmitter.event;
@@ -136,7 +139,8 @@ export class PlanRunner implements vscode.Disposable {
       llmStamp = `${base}|${mdl}|${apiKey ? createHash('sha256').update(apiKey).digest('hex').slice(0, 12) : 'no-key'}`;
     }
 
-    const skills = await loadPlanRegistry(settings.skillsPath, settings.skillsOrigin, settings.configFile);
+    // Keyed by document, not by run: the interpreter keeps its registry across runs.
+    const skills = await loadPlanRegistry(settings.skillsPath, settings.skillsOrigin, settings.configFile, (p) => this.onMcpProgress(uri, p));
     if (!skills.ok) {
       if (skills.kind === 'json') {
         void vscode.window.showErrorMessage(`LightSOPLang: ${skills.message}`);
@@ -207,10 +211,12 @@ export class PlanRunner implements vscode.Disposable {
             if (e.type === 'command-started') progress.report({ message: `@${e.variable} ${oneLine(e.command, 40)}` });
           };
           this.progressListeners.set(uri, listener);
+          this.mcpProgressListeners.set(uri, (p) => progress.report({ message: `@${p.variable} ${oneLine(p.command, 40)} ${progressText(p)}` }));
           try {
             return await session!.interpreter.updateCode(text, { targets: targets ? [...targets] : undefined, signal: controller.signal });
           } finally {
             this.progressListeners.delete(uri);
+            this.mcpProgressListeners.delete(uri);
           }
         },
       );
@@ -304,6 +310,14 @@ export class PlanRunner implements vscode.Disposable {
       .map((e) => ({ name: e.name, status: e.value.status, value: dataText(e.value) }));
     this.results.reset(uri, states);
     return states;
+  }
+
+  /** An MCP tool call's progress: in the notification and the output channel. */
+  private onMcpProgress(uri: string, p: McpProgress): void {
+    const listener = this.mcpProgressListeners.get(uri);
+    if (!listener) return;
+    listener(p);
+    this.log(`  … @${p.variable} ${progressText(p)}`);
   }
 
   private onEvent(uri: string, session: Session, e: RunEvent): void {

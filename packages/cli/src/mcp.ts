@@ -9,7 +9,7 @@ import path from 'node:path';
 import { resolveMcpServer, type ResolvedMcpServer } from '@lightsop/core';
 import type { CommandRegistry } from '@lightsop/runtime';
 // Types only: the MCP client and the SDK load (a chunk of their own) when a config names servers.
-import type { McpToolSet } from '@lightsop/runtime/mcp';
+import type { McpProgress, McpToolSet } from '@lightsop/runtime/mcp';
 import pkg from '../package.json';
 import { findConfig, type Config } from './config';
 import { CliError, CONFIG_ERROR_EXIT } from './errors';
@@ -60,12 +60,16 @@ export async function mcpToolsOf(config: Config, exitCode: number): Promise<McpT
   return tools;
 }
 
-/** A registry with the commands of `base` and the MCP tools of the plan's config. */
-export async function registryWithMcp(base: CommandRegistry | null, dir: string, exitCode: number): Promise<CommandRegistry | null> {
+/**
+ * A registry with the commands of `base` and the MCP tools of the plan's config. `onProgress`
+ * gets each progress notification of their calls with its text (`progressText`, the line every
+ * host shows): callers need not load the MCP client to format it.
+ */
+export async function registryWithMcp(base: CommandRegistry | null, dir: string, exitCode: number, onProgress?: (progress: McpProgress, text: string) => void): Promise<CommandRegistry | null> {
   const tools = await mcpToolsFor(dir, exitCode);
   if (!tools || tools.connections.length === 0) return base;
-  const { withMcpTools } = await import('@lightsop/runtime/mcp');
-  return withMcpTools(base, tools);
+  const { progressText, withMcpTools } = await import('@lightsop/runtime/mcp');
+  return withMcpTools(base, tools, onProgress ? { onProgress: (p) => onProgress(p, progressText(p)) } : {});
 }
 
 /** Closes every server this process started or reached. */

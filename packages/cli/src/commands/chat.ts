@@ -431,7 +431,8 @@ function describeInput(params: unknown, mark: (escape: string) => string): { lin
 }
 
 /**
- * Approvals on the terminal: yes, no (optionally with a reason), or always for this exact call.
+ * Approvals on the terminal: yes, no (optionally with a reason), or always for this exact call
+ * (never offered for a destructive tool, which is asked about every time).
  * The whole call is shown, escaped; lines typed before the question are dropped (and named), so
  * type-ahead never answers a question the person has not seen.
  */
@@ -462,9 +463,12 @@ function terminalSupervisor(reader: LineReader, write: (text: string) => void, c
     for (const line of input.lines) out.push(line);
     if (input.hidden) out.push(c.yellow('  note: the input contains control or invisible characters, shown as escapes such as \\x1b or \\u202e'));
     if (choice.reason) out.push(c.dim(`  reason: ${terminalText(choice.reason, { multiline: true }).replace(/\n/g, '\n          ')}`));
+    // A destructive tool (an MCP tool's destructiveHint) is asked about every time: no "always".
+    const destructive = choice.destructive === true;
+    if (destructive) out.push(c.yellow('  destructive: this tool is asked about every time'));
     write(`${out.join('\n')}\n`);
     for (;;) {
-      write(`  allow it? [y]es / [n]o / [a]lways for this exact call: `);
+      write(destructive ? '  allow it? [y]es / [n]o: ' : `  allow it? [y]es / [n]o / [a]lways for this exact call: `);
       const line = await reader.next(signal);
       if (line === null) {
         write('\n');
@@ -473,7 +477,11 @@ function terminalSupervisor(reader: LineReader, write: (text: string) => void, c
       const answer = line.trim();
       const word = answer.toLowerCase().split(/[\s,:]+/)[0] ?? '';
       if (word === 'y' || word === 'yes') return 'approve';
-      if (word === 'a' || word === 'always') return 'alwaysApprove';
+      if (word === 'a' || word === 'always') {
+        if (!destructive) return 'alwaysApprove';
+        write('  (not "always": a destructive tool is asked about every time)\n');
+        continue;
+      }
       if (word === 'n' || word === 'no') {
         const reason = answer.replace(/^\S+[\s,:]*/, '').trim();
         return { decision: 'deny', reason: reason || 'denied by the user' };

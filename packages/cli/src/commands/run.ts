@@ -93,7 +93,12 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
     registry = loaded.registry;
   }
   // The tools of the config's MCP servers join the skills (not with --redis: the workers run the commands).
-  if (!options.redis) registry = (await registryWithMcp(skillsPath ? registry : null, dir, USAGE)) ?? registry;
+  // Their calls' progress notifications go to the run board (executeRun fills the slot); progress
+  // is asked of the servers only when a terminal shows it.
+  const progress: ProgressSlot = { onProgress: null };
+  const showsProgress = io.isTTY && !options.json;
+  const onProgress = showsProgress ? (p: { variable: string }, shown: string) => progress.onProgress?.(p.variable, shown) : undefined;
+  if (!options.redis) registry = (await registryWithMcp(skillsPath ? registry : null, dir, USAGE, onProgress)) ?? registry;
 
   let llmAgent: OpenAiCompatibleAgent | null = null;
   let budget: TokenBudget | null = null;
@@ -118,7 +123,7 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   if (remote) registry = remote.registry;
   return executeRun({
     display: file.display, text, english, declaredNames: checked, registry, llmAgent, model: llmAgent?.model, input: options.input, remote,
-    recordFile, budget, trace,
+    recordFile, budget, trace, progress,
   }, options, io, signals);
 }
 
@@ -187,6 +192,13 @@ export interface PreparedRun {
   readonly budget?: TokenBudget | null;
   /** Where executeRun puts the run's span, for the model's `onCall` hook (createLlmAgent). */
   readonly trace?: TraceSlot;
+  /** Where executeRun puts its progress listener, for the registry's progress (MCP tool calls). */
+  readonly progress?: ProgressSlot;
+}
+
+/** Where executeRun puts its listener for progress of a command in flight (an MCP tool's notifications). */
+export interface ProgressSlot {
+  onProgress: ((variable: string, text: string) => void) | null;
 }
 
 /** The run's span once it has started (null before and after). */
@@ -308,6 +320,14 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
     else if (e.type === 'plan-generated') io.stdout(c.dim(`generated plan (${e.reason}, attempt ${e.attempt}):\n${terminalText(e.code, { multiline: true })}\n`));
   };
 
+  // Progress of a command in flight (an MCP tool's notifications): on its board row, or a log line.
+  if (prepared.progress && live) {
+    prepared.progress.onProgress = (variable, shown) => {
+      if (board) board.progress(variable, shown);
+      else io.stdout(`${c.dim('…')} @${variable} ${c.dim(oneLine(shown))}\n`);
+    };
+  }
+
   const interpreter = new Interpreter({
     registry,
     input: prepared.input,
@@ -326,6 +346,7 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
     if (graceTimer) clearTimeout(graceTimer);
     detach?.();
     offIdle();
+    if (prepared.progress) prepared.progress.onProgress = null;
     board?.finish();
   };
   let reported = false;
@@ -538,7 +559,7 @@ function summary(rows: { name: string; value: Value }[], ms: number, c: Colors, 
  * width, so a long value never wraps and the cursor arithmetic stays right.
  */
 class LiveBoard {
-  private readonly rows = new Map<string, { status: string; text: string }>();
+  private readonly rows = new Map<string, { status: string; text: string; progress?: string }>();
   /** The rows whose last draw showed their whole text: neither cut nor joined from several lines. */
   private readonly whole = new Set<string>();
   private drawn = 0;
@@ -557,6 +578,17 @@ class LiveBoard {
       this.rows.set(e.variable, { status: e.status, text });
     }
     else return;
+    this.timer ??= setTimeout(() => {
+      this.timer = null;
+      this.draw();
+    }, 50);
+  }
+
+  /** The progress of a running row's command (`3/5 (60%)`), shown before its text until it settles. */
+  progress(name: string, text: string): void {
+    const row = this.rows.get(name);
+    if (row?.status !== 'running') return;
+    this.rows.set(name, { ...row, progress: text });
     this.timer ??= setTimeout(() => {
       this.timer = null;
       this.draw();
@@ -588,7 +620,7 @@ class LiveBoard {
     for (const name of this.names) {
       const row = this.rows.get(name)!;
       const mark = row.status === 'pending' ? c.dim('·') : row.status === 'running' ? c.cyan('…') : glyph(row.status, c);
-      const text = oneLine(row.text, columns);
+      const text = oneLine(row.progress === undefined ? row.text : `[${row.progress}] ${row.text}`, columns);
       const plain = `  ${`@${name}`.padEnd(width)}  ${row.status.padEnd(9)} ${text}`;
       const line = plain.length > columns - 2 ? `${plain.slice(0, columns - 3)}…` : plain;
       if (line === plain && text === row.text) this.whole.add(name);

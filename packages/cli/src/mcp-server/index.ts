@@ -65,7 +65,7 @@ function claimStdout(): { stdout: Writable; release: () => void } {
 }
 
 export async function mcpCommand(options: McpOptions, io: Io, host: McpHost): Promise<number> {
-  const workspace = new Workspace(path.resolve(io.cwd, options.root ?? '.'), options.skills ? path.resolve(io.cwd, options.skills) : undefined);
+  const workspace = new Workspace(path.resolve(io.cwd, options.root ?? '.'), options.skills ? path.resolve(io.cwd, options.skills) : undefined, io.version);
   const log = (line: string) => io.stderr(`${terminalText(redact(line))}\n`);
   const create = () => createPlanServer({
     workspace,
@@ -91,6 +91,7 @@ export async function mcpCommand(options: McpOptions, io: Io, host: McpHost): Pr
       });
     });
     await served.close();
+    await workspace.close();
     leaveWorkBehind();
     return 0;
   }
@@ -118,6 +119,8 @@ export async function mcpCommand(options: McpOptions, io: Io, host: McpHost): Pr
     });
     await server.close().catch(() => undefined);
   } finally {
+    // The workspace's MCP servers stop with this one.
+    await workspace.close();
     claimed.release();
   }
   // A run still in flight (a skill ignoring its signal) must not keep the process alive.

@@ -21,6 +21,7 @@ import type { Io } from '../io';
 import { createLlmAgent, resolveLlm } from '../llm';
 import { redact, terminalText } from '../terminal-text';
 import { capText, planErrors, runPlan } from './run-plan';
+import type { McpProblem } from './mcp-tools';
 import { MAX_PLAN_CHARS, planPathOfUri, ToolInputError, type Workspace } from './workspace';
 
 export const LANGUAGE_URI = 'lightsop://docs/language';
@@ -54,6 +55,17 @@ const planArguments = {
   text: z.string().max(MAX_PLAN_CHARS).optional().describe('The plan source. Give either text or path.'),
   path: z.string().max(4096).optional().describe('A plan file of the workspace, relative to its root. Give either text or path.'),
 };
+
+/** `mcpProblems` for a result, when some configured MCP server's tools are missing. */
+function mcpProblemsOf(problems: readonly McpProblem[]): { mcpProblems?: McpProblem[] } {
+  return problems.length > 0 ? { mcpProblems: [...problems] } : {};
+}
+
+/** Whether a plan calls a command of MCP server `server` (`server.TOOL`). */
+function planUsesServer(text: string, server: string): boolean {
+  const prefix = `${server}.`;
+  return parsePlan(text).plan.declarations.some((d) => d.command?.name.startsWith(prefix) === true);
+}
 
 export function createPlanServer(options: PlanServerOptions): McpServer {
   const { workspace, io } = options;
@@ -108,8 +120,10 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
     annotations: readOnly,
   }, guarded('lint_plan', async (args: { text?: string; path?: string }) => {
     const plan = await planOf(args);
-    const skills = await workspace.skills();
-    const analysis = analyzePlan(plan.text, { commands: skills ? skills.commands : null, inputDeclared: true });
+    const { surface, skills, mcp } = await workspace.commands();
+    // Commands are checked when the workspace has skills or MCP servers (a failed server's names are not reported unknown).
+    const checked = skills !== null || mcp.tools !== null || mcp.problems.length > 0;
+    const analysis = analyzePlan(plan.text, { commands: checked ? surface : null, inputDeclared: true });
     const diagnostics = analysis.diagnostics.slice(0, MAX_DIAGNOSTICS).map(diagnosticToJson);
     const errors = analysis.diagnostics.filter((d) => d.severity === 'error').length;
     return jsonResult({
@@ -119,7 +133,8 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
       warnings: analysis.diagnostics.filter((d) => d.severity === 'warning').length,
       diagnostics,
       ...(analysis.diagnostics.length > MAX_DIAGNOSTICS ? { omitted: analysis.diagnostics.length - MAX_DIAGNOSTICS } : {}),
-      ...(skills ? {} : { note: 'no skills are configured, so commands were not checked' }),
+      ...(checked ? {} : { note: 'no skills or MCP servers are configured, so commands were not checked' }),
+      ...mcpProblemsOf(mcp.problems),
     });
   }));
 
@@ -155,15 +170,17 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
 
   server.registerTool('list_commands', {
     title: 'Commands a plan may call',
-    description: 'The commands a plan in this workspace may call, with their descriptions and parameters when known: the workspace\'s skills and the built-in assign.',
+    description: 'The commands a plan in this workspace may call, with their descriptions and parameters when known: the workspace\'s skills, the tools of its configured MCP servers (SERVER.TOOL) and the built-in assign. mcpProblems lists servers whose tools are missing, and why.',
     inputSchema: {},
     annotations: readOnly,
   }, guarded('list_commands', async () => {
-    const { commands, skills } = await workspace.commands();
+    const { commands, skills, mcp } = await workspace.commands();
     return jsonResult({
       skills: skills ? skills.file : null,
+      mcpServers: mcp.tools ? mcp.tools.connections.map((c) => c.server.name) : [],
       commands: commands.map((c: CommandSpec) => ({ ...c, description: capText(c.description, 10_000) })),
-      ...(skills ? {} : { note: 'no skills are configured (lightsop.config.json "skills" or --skills): only assign is available' }),
+      ...(skills || mcp.tools ? {} : { note: 'no skills or MCP servers are configured (lightsop.config.json "skills", "mcpServers" or --skills): only assign is available' }),
+      ...mcpProblemsOf(mcp.problems),
     });
   }));
 
@@ -189,6 +206,10 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
       const plan = await planOf(args);
       const skills = await workspace.skills();
       if (skills && !skills.registry) throw new ToolInputError(`${skills.file}: running needs a skills module (.mjs or .js) that executes commands; a JSON description only lists them`);
+      const mcp = await workspace.mcp();
+      // A plan that calls a tool of a server that is down runs nothing: the error says why.
+      const down = mcp.problems.filter((p) => planUsesServer(plan.text, p.server));
+      if (down.length > 0) throw new ToolInputError(down.map((p) => p.message).join('\n'));
       let llmAgent = null;
       if (parsePlan(plan.text).plan.english) {
         const settings = resolveLlm({}, process.env, workspace.config(), 3);
@@ -196,7 +217,7 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
         llmAgent = createLlmAgent({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, io);
       }
       const result = await runPlan(plan.text, plan.display, {
-        registry: skills?.registry ?? {
+        registry: workspace.registry(skills, mcp) ?? {
           listCommands: () => [],
           executeCommand(payload) {
             throw new Error(`Unknown command ${payload.command}: no skills are configured (lightsop.config.json "skills")`);
@@ -210,7 +231,7 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
         onSettled: (settled, total, variable, status) => extra.sendProgress(settled, Math.max(total, settled), `@${variable} ${status}`),
       });
       const ok = Object.values(result.variables).every((v) => v.status === 'success') && !result.stopped;
-      const out = jsonResult(result);
+      const out = jsonResult({ ...result, ...mcpProblemsOf(mcp.problems) });
       // A run that did not fully succeed is still a result: the agent reads the failures.
       if (!ok) out.content.unshift({ type: 'text', text: result.stopped ? `the run was stopped (${result.stopped}); below is what finished` : `${result.failures.length} variable(s) failed; see "failures"` });
       return out;
@@ -252,8 +273,9 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
   }, async ({ task }) => {
     let commands: string;
     try {
-      const listed = (await workspace.commands()).commands;
+      const { commands: listed, mcp } = await workspace.commands();
       commands = listed.map((c) => `- ${c.name}${c.parameters?.length ? ` ${c.parameters.map((p) => p.name).join(' ')}` : ''}: ${c.description.replace(/\s+/g, ' ').slice(0, 500)}`).join('\n');
+      for (const problem of mcp.problems) commands += `\n(the tools of the MCP server "${problem.server}" are not available: ${problem.message.replace(/\s+/g, ' ').slice(0, 500)})`;
     } catch (error) {
       commands = `(the workspace's skills could not be loaded: ${errorText(error)}; call list_commands after fixing them)`;
     }

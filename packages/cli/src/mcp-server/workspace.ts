@@ -9,11 +9,14 @@
 import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ASSIGN, builtinCommand, CommandSurface, type CommandSpec } from '@lightsop/core';
+import type { CommandRegistry } from '@lightsop/runtime';
+import { withMcpTools } from '@lightsop/runtime/mcp';
 import { loadSkillsFile, SkillsLoadError, SkillsTimeoutSettingError, type LoadedSkills } from '@lightsop/runtime';
 import { readWorkspaceFile, WorkspacePathError } from '@lightsop/sessions';
 import { findConfig, type Config } from '../config';
 import { CliError } from '../errors';
 import { expandConfigGlobs, expandFolder } from '../files';
+import { WorkspaceMcpServers, type McpProblem, type WorkspaceMcp } from './mcp-tools';
 
 /** The most a plan (text argument or file) may hold: 4 Mi characters. */
 export const MAX_PLAN_CHARS = 4 * 1024 * 1024;
@@ -56,15 +59,27 @@ export function planPathOfUri(uri: string): string {
   }
 }
 
+/** What a plan here may call, where it comes from, and the MCP servers whose tools are missing. */
+export interface WorkspaceCommands {
+  readonly commands: readonly CommandSpec[];
+  /** The same commands as a surface (for analyzePlan), with the failed servers' prefixes unlisted. */
+  readonly surface: CommandSurface;
+  readonly skills: LoadedSkills | null;
+  readonly mcp: WorkspaceMcp;
+}
+
 export class Workspace {
   /** The real path of the root. */
   readonly root: string;
+  readonly #mcp: WorkspaceMcpServers;
 
   /**
    * @param root the workspace folder (must exist)
    * @param skillsFlag `--skills`, already absolute; overrides the config's
+   * @param version the client version sent to the configured MCP servers
    */
-  constructor(root: string, private readonly skillsFlag?: string) {
+  constructor(root: string, private readonly skillsFlag?: string, version = '0.0.0') {
+    this.#mcp = new WorkspaceMcpServers(version);
     try {
       this.root = realpathSync.native(path.resolve(root));
     } catch {
@@ -101,14 +116,36 @@ export class Workspace {
     }
   }
 
+  /** The tools of the config's MCP servers (started on first use, docs/mcp-server.md) and their problems. */
+  async mcp(): Promise<WorkspaceMcp> {
+    return this.#mcp.of(this.config());
+  }
+
   /**
-   * What a plan here may call: the skills' commands, then the built-in `assign` (unless the skills
+   * What a plan here may call: the skills' commands, the tools of the config's MCP servers
+   * (`SERVER.TOOL`; a skill wins a name both have), then the built-in `assign` (unless the skills
    * provide it), each as core's command surface describes it.
    */
-  async commands(): Promise<{ commands: readonly CommandSpec[]; skills: LoadedSkills | null }> {
+  async commands(): Promise<WorkspaceCommands> {
     const skills = await this.skills();
-    const surface = new CommandSurface([skills ? skills.commands.commands : [], [builtinCommand(ASSIGN)]]);
-    return { commands: surface.commands, skills };
+    const mcp = await this.mcp();
+    const own = skills ? skills.commands.commands : [];
+    const tools = mcp.tools ? mcp.tools.commands((n) => skills?.commands.has(n) ?? false) : [];
+    const unlisted = mcp.problems.map((p: McpProblem) => `${p.server}.`);
+    const surface = new CommandSurface([own, tools, [builtinCommand(ASSIGN)]], { unlistedPrefixes: unlisted });
+    return { commands: surface.commands, surface, skills, mcp };
+  }
+
+  /** The registry run_plan runs with: the skills module's and the MCP tools (null when there are neither). */
+  registry(skills: LoadedSkills | null, mcp: WorkspaceMcp): CommandRegistry | null {
+    const base = skills?.registry ?? null;
+    if (!mcp.tools || mcp.tools.connections.length === 0) return base;
+    return withMcpTools(base, mcp.tools);
+  }
+
+  /** Stops the MCP servers this workspace started. */
+  async close(): Promise<void> {
+    await this.#mcp.close();
   }
 
   /** Reads a plan of the workspace; a path outside it, a link leading out or a special file is refused. */

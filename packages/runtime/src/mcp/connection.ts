@@ -154,20 +154,23 @@ export class McpConnection {
   async callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void } = {}): Promise<McpToolResult> {
     // A signal of this call alone: the run's signal aborting after the call finished must not
     // send a cancellation for it (the SDK keeps listening to the signal it is given).
-    const own = new AbortController();
     const parent = options.signal;
-    const forward = () => own.abort(parent?.reason);
-    if (parent?.aborted) forward();
-    else parent?.addEventListener('abort', forward, { once: true });
+    const request = { name, arguments: args };
+    // Without a signal there is nothing to forward: no controller and no listener per call.
+    if (!parent) return (await this.client.callTool(request, undefined, { timeout: CALL_TIMEOUT_MS, ...(options.onProgress ? { onprogress: options.onProgress } : {}) })) as McpToolResult;
+    const own = new AbortController();
+    const forward = () => own.abort(parent.reason);
+    if (parent.aborted) forward();
+    else parent.addEventListener('abort', forward, { once: true });
     try {
-      const result = await this.client.callTool({ name, arguments: args }, undefined, {
+      const result = await this.client.callTool(request, undefined, {
         timeout: CALL_TIMEOUT_MS,
         signal: own.signal,
         ...(options.onProgress ? { onprogress: options.onProgress } : {}),
       });
       return result as McpToolResult;
     } finally {
-      parent?.removeEventListener('abort', forward);
+      parent.removeEventListener('abort', forward);
     }
   }
 

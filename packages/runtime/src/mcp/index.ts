@@ -7,7 +7,7 @@ import { parseDurationMs } from '@lightsop/core';
 import { DEFAULT_MCP_START_TIMEOUT_MS } from './connection';
 
 export { McpConnection, McpServerError, DEFAULT_MCP_START_TIMEOUT_MS, type McpConnectOptions } from './connection';
-export { McpToolSet, withMcpTools, type McpServerProblem, type McpProgress, type OpenMcpOptions } from './tool-set';
+export { McpToolSet, progressText, withMcpTools, type McpServerProblem, type McpProgress, type McpProgressListener, type OpenMcpOptions } from './tool-set';
 export {
   MCP_SOURCE_KIND, toolArguments, toolCommandSpec, toolEffects, toolProperties, toolResultValue, resultText, ToolArgumentError,
   type McpToolInfo, type McpToolResult, type ToolProperty,

@@ -28,6 +28,24 @@ export interface McpProgress {
   readonly message?: string;
 }
 
+/**
+ * A progress notification as one short line, the same in every host (the CLI's run board, VS
+ * Code's Run Plan notification): `3/5 (60%)`, `42`, with the server's message after a dash.
+ */
+export function progressText(progress: { readonly progress: number; readonly total?: number; readonly message?: string }): string {
+  const n = Number.isFinite(progress.progress) ? progress.progress : 0;
+  const total = progress.total;
+  let text = String(n);
+  if (typeof total === 'number' && Number.isFinite(total) && total > 0) {
+    text = `${n}/${total} (${Math.max(0, Math.min(100, Math.round((n / total) * 100)))}%)`;
+  }
+  const message = typeof progress.message === 'string' ? progress.message.replace(/\s+/g, ' ').trim() : '';
+  return message === '' ? text : `${text} – ${message.length > 80 ? `${message.slice(0, 79)}…` : message}`;
+}
+
+/** Receives each progress notification of a tool call, with the command and the plan's variable. */
+export type McpProgressListener = (progress: McpProgress) => void;
+
 export interface OpenMcpOptions extends McpConnectOptions {
   /** Called with each progress notification of a tool call. */
   readonly onProgress?: (progress: McpProgress) => void;
@@ -71,8 +89,13 @@ export class McpToolSet {
     return this.#connections;
   }
 
+  /** The routes of the last `#routes` call: reused while no tool list changed and `taken` is the same. */
+  #cached: { taken: (name: string) => boolean; lists: (readonly McpToolInfo[])[]; routes: Map<string, Route> } | null = null;
+
   /** Every command name and the tool it calls, qualified names first; `taken` names are never bare names. */
   #routes(taken: (name: string) => boolean): Map<string, Route> {
+    const cached = this.#cached;
+    if (cached && cached.taken === taken && cached.lists.every((list, i) => this.#connections[i]?.tools === list)) return cached.routes;
     const routes = new Map<string, Route>();
     for (const connection of this.#connections) {
       for (const tool of connection.tools) routes.set(`${connection.server.name}.${tool.name}`, { connection, tool });
@@ -84,7 +107,13 @@ export class McpToolSet {
         routes.set(tool.name, { connection, tool });
       }
     }
+    this.#cached = { taken, lists: this.#connections.map((c) => c.tools), routes };
     return routes;
+  }
+
+  /** Whether `name` is one of the tools' command names (what `commands(taken)` lists). */
+  provides(name: string, taken: (name: string) => boolean = () => false): boolean {
+    return !taken(name) && this.#routes(taken).has(name);
   }
 
   /** The tools as command specs; `taken` says which names other commands already have. */
@@ -101,7 +130,7 @@ export class McpToolSet {
    * Calls the tool `name` with a plan's arguments. Resolves to the value, or rejects with an
    * Error whose message is the tool's error text (or why the arguments do not fit).
    */
-  async call(name: string, args: readonly unknown[], payload: { signal?: AbortSignal; variable?: string }, taken: (name: string) => boolean = () => false): Promise<unknown> {
+  async call(name: string, args: readonly unknown[], payload: { signal?: AbortSignal; variable?: string }, taken: (name: string) => boolean = () => false, onProgressOfCall?: McpProgressListener): Promise<unknown> {
     const route = this.#routes(taken).get(name);
     if (!route) throw new Error(`Unknown command ${name}`);
     let input: Record<string, unknown>;
@@ -112,7 +141,7 @@ export class McpToolSet {
       throw error;
     }
     payload.signal?.throwIfAborted();
-    const onProgress = this.#onProgress;
+    const onProgress = onProgressOfCall ?? this.#onProgress;
     let result;
     try {
       result = await route.connection.callTool(route.tool.name, input, {
@@ -139,21 +168,33 @@ export class McpToolSet {
  * tools: `base` wins a name both have. Execution of a tool goes to its server with the payload's
  * abort signal; everything else goes to `base`.
  */
-export function withMcpTools(base: CommandRegistry | null, tools: McpToolSet): CommandRegistry {
+export function withMcpTools(base: CommandRegistry | null, tools: McpToolSet, options: { readonly onProgress?: McpProgressListener } = {}): CommandRegistry {
   if (tools.connections.length === 0 && base) return base;
-  const baseNames = () => new Set(base ? readRegistryCommands(base).map((c) => c.name) : []);
+  // The base's names are read once per listing and kept for calls: a call does no schema work
+  // (the tool set reuses its routes while no server's tool list changed).
+  let names: ReadonlySet<string> = new Set<string>();
+  let namesRead = false;
+  // A new function for each reading of the names: the tool set's cached routes are keyed by it.
+  let taken = (n: string) => names.has(n);
+  const readNames = (): readonly CommandSpec[] => {
+    const own = base ? readRegistryCommands(base) : [];
+    const read = new Set(own.map((c) => c.name));
+    names = read;
+    taken = (n: string) => read.has(n);
+    namesRead = true;
+    return own;
+  };
   const registry: CommandRegistry = {
     listCommands() {
-      const names = baseNames();
-      const own = base ? readRegistryCommands(base) : [];
-      return [...own, ...tools.commands((n) => names.has(n))];
+      const own = readNames();
+      return [...own, ...tools.commands(taken)];
     },
     async executeCommand(payload: CommandPayload, responder: Responder) {
-      const names = baseNames();
+      if (!namesRead) readNames();
       if (base && names.has(payload.command)) return base.executeCommand(payload, responder);
-      if (tools.commands((n) => names.has(n)).some((c) => c.name === payload.command)) {
+      if (tools.provides(payload.command, taken)) {
         try {
-          return responder.success(await tools.call(payload.command, payload.args, payload, (n) => names.has(n)));
+          return responder.success(await tools.call(payload.command, payload.args, payload, taken, options.onProgress));
         } catch (error) {
           // The run was stopped: the call was cancelled on the server (notifications/cancelled).
           if (payload.signal?.aborted) return responder.cancel(abortReason(payload.signal));

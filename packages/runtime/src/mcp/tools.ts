@@ -36,9 +36,22 @@ function isObject(x: unknown): x is Record<string, unknown> {
   return typeof x === 'object' && x !== null && !Array.isArray(x);
 }
 
+/** The properties of each input schema object already read: a tool call reads its schema once. */
+const propertiesOf = new WeakMap<object, readonly ToolProperty[]>();
+
 /** The properties of an input schema in order, with their JSON types (empty when the schema says none). */
 export function toolProperties(schema: unknown): ToolProperty[] {
-  if (!isObject(schema) || !isObject(schema.properties)) return [];
+  if (!isObject(schema)) return [];
+  let known = propertiesOf.get(schema);
+  if (!known) {
+    known = readProperties(schema);
+    propertiesOf.set(schema, known);
+  }
+  return [...known];
+}
+
+function readProperties(schema: Record<string, unknown>): ToolProperty[] {
+  if (!isObject(schema.properties)) return [];
   const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r): r is string => typeof r === 'string') : []);
   const out: ToolProperty[] = [];
   for (const name of Object.keys(schema.properties)) {

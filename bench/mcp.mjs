@@ -1,0 +1,183 @@
+// MCP tools as commands (issue 14), against server-everything from node_modules (stdio):
+//   - completion latency in the language server (packages/language-server/dist/server.cjs, over
+//     JSON-RPC, a trusted workspace whose lightsop.config.json names the server), at a command
+//     position after `everything.`, once the server has listed its tools (goal: p50 <= 16 ms);
+//     baseline: one full analyzePlan of the same plan, this process;
+//   - the overhead of a tool call made by a plan (`lightsop run`, the built CLI) against the SDK's
+//     own Client calling the same tool of the same server directly (goal: <= 1.2x). A plan of N
+//     echo calls of one message is run with --concurrency 1 (one call after the other); its
+//     summary's `(N ms)` is the run's own time (process and server start-up left out); the Client makes the same N calls one after the
+//     other on one connection, in a fresh process too (bench/_mcp-direct.mjs), so both start with
+//     a cold JIT. Alternated runs; the medians and the median ratio.
+// Nothing is asserted; the figures are reported as measured.
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os, { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from 'vscode-jsonrpc/node.js';
+import { row } from './_rows.mjs';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const serverBundle = path.join(root, 'packages/language-server/dist/server.cjs');
+const cliBin = path.join(root, 'packages/cli/bin/lightsop.js');
+const coreBundle = path.join(root, 'packages/core/dist/index.js');
+const EVERYTHING = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
+for (const f of [serverBundle, cliBin, coreBundle, EVERYTHING]) {
+  if (!existsSync(f)) {
+    console.error(`missing ${path.relative(root, f)}: run \`npm ci && npm run build\` first`);
+    process.exit(1);
+  }
+}
+const { analyzePlan } = await import(pathToFileURL(coreBundle).href);
+
+const COMPLETIONS = 100;
+const CALLS = 1001;
+const RUNS = 5;
+
+const percentile = (xs, p) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+};
+const median = (xs) => percentile(xs, 50);
+const ms = (x) => `${x.toFixed(2)} ms`;
+
+function workspace(files) {
+  const dir = mkdtempSync(path.join(tmpdir(), 'lightsop-bench-mcp-'));
+  writeFileSync(path.join(dir, 'lightsop.config.json'), JSON.stringify({ mcpServers: { everything: { command: process.execPath, args: [EVERYTHING, 'stdio'] } } }));
+  for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+  return dir;
+}
+
+// ---------------------------------------------------------------- completion in the language server
+
+/** A plan of `n` declarations calling the server's tools, and a last line `@x everything.` to complete. */
+function completionPlan(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(i === 0 ? '@v0 everything.echo "start"' : `@v${i} everything.echo $v${i - 1}`);
+  out.push(`@x everything.`);
+  return out.join('\n') + '\n';
+}
+
+async function completionLatency() {
+  const text = completionPlan(500);
+  const dir = workspace({ 'plan.sop': text });
+  const uri = pathToFileURL(path.join(dir, 'plan.sop')).href;
+  const child = spawn(process.execPath, [serverBundle, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  connection.onNotification('textDocument/publishDiagnostics', () => undefined);
+  connection.onNotification('window/logMessage', () => undefined);
+  connection.onNotification('window/showMessage', () => undefined);
+  connection.onRequest('client/registerCapability', () => null);
+  connection.onRequest('workspace/configuration', () => []);
+  connection.listen();
+  await connection.sendRequest('initialize', {
+    processId: process.pid,
+    rootUri: pathToFileURL(dir).href,
+    workspaceFolders: [{ uri: pathToFileURL(dir).href, name: 'bench' }],
+    capabilities: { textDocument: { completion: { completionItem: { snippetSupport: true } } } },
+    initializationOptions: { trusted: true },
+  });
+  await connection.sendNotification('initialized', {});
+  await connection.sendNotification('textDocument/didOpen', { textDocument: { uri, languageId: 'lightsoplang', version: 1, text } });
+  const lines = text.split('\n');
+  const position = { line: lines.length - 2, character: '@x everything.'.length };
+  const complete = async () => {
+    const t0 = performance.now();
+    const list = await connection.sendRequest('textDocument/completion', { textDocument: { uri }, position });
+    return { time: performance.now() - t0, items: list.items ?? list };
+  };
+  // The first listing: the server starts server-everything in the background and never waits on it.
+  const started = performance.now();
+  let first = null;
+  while (performance.now() - started < 60_000) {
+    const r = await complete();
+    if (r.items.some((i) => i.label === 'everything.echo')) {
+      first = { after: performance.now() - started, items: r.items.filter((i) => String(i.label).startsWith('everything.')).length };
+      break;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  if (!first) throw new Error('the language server never listed server-everything\'s tools');
+  for (let k = 0; k < 10; k++) await complete();
+  const times = [];
+  for (let k = 0; k < COMPLETIONS; k++) times.push((await complete()).time);
+  await connection.sendRequest('shutdown');
+  await connection.sendNotification('exit');
+  connection.dispose();
+  rmSync(dir, { recursive: true, force: true });
+
+  for (let k = 0; k < 10; k++) analyzePlan(text);
+  const base = [];
+  for (let k = 0; k < 20; k++) {
+    const t = performance.now();
+    analyzePlan(text);
+    base.push(performance.now() - t);
+  }
+  return { first, times, base: median(base), declarations: 501 };
+}
+
+// ---------------------------------------------------------------- tool-call overhead
+
+/**
+ * One `lightsop run` of a plan of `n` echo calls, one after the other (--concurrency 1): the time
+ * per call from the run's own clock, the `(N ms)` of its summary, which starts when the plan
+ * starts (the process's and the server's start-up, which vary by hundreds of ms on a loaded
+ * machine, are left out; checking the plan is in).
+ */
+function runPerCall(dir, n) {
+  const r = spawnSync(process.execPath, [cliBin, 'run', 'many.sop', '--concurrency', '1'], { cwd: dir, encoding: 'utf8', env: { ...process.env, NO_COLOR: '1' }, maxBuffer: 64 * 1024 * 1024 });
+  if (r.status !== 0) throw new Error(`lightsop run exited ${r.status}: ${r.stderr.slice(0, 500)}`);
+  const m = new RegExp(`${n} variables: ${n} succeeded, 0 failed, 0 canceled, 0 not run \\((\\d+) ms\\)`).exec(r.stdout);
+  if (!m) throw new Error(`no summary of ${n} successful calls: ${r.stdout.slice(-300)}`);
+  return Number(m[1]) / n;
+}
+
+/** `n` echo calls of the same message (run with --concurrency 1: one after the other, like the Client's). */
+function callsPlan(n) {
+  const out = [];
+  for (let i = 0; i < n; i++) out.push(`@v${i} everything.echo hello`);
+  return out.join('\n') + '\n';
+}
+
+/**
+ * The SDK's Client, in a fresh process like `lightsop run` (bench/_mcp-direct.mjs): the same `n`
+ * chained calls on one connection, timed from the first call's start to the last one's end.
+ */
+function directPerCall(n) {
+  const r = spawnSync(process.execPath, [path.join(root, 'bench/_mcp-direct.mjs'), EVERYTHING, String(n)], { cwd: root, encoding: 'utf8' });
+  if (r.status !== 0) throw new Error(`bench/_mcp-direct.mjs exited ${r.status}: ${r.stderr.slice(0, 500)}`);
+  return Number(r.stdout.trim());
+}
+
+async function callOverhead() {
+  const dir = workspace({ 'many.sop': callsPlan(CALLS) });
+  runPerCall(dir, CALLS); // warm the file cache and the server's first start
+  const runs = [];
+  const directs = [];
+  const ratios = [];
+  // Alternated, so a change of load hits both alike.
+  for (let k = 0; k < RUNS; k++) {
+    const run = runPerCall(dir, CALLS);
+    const direct = directPerCall(CALLS);
+    runs.push(run);
+    directs.push(direct);
+    ratios.push(run / direct);
+  }
+  rmSync(dir, { recursive: true, force: true });
+  return { run: median(runs), direct: median(directs), ratio: median(ratios), runs, directs };
+}
+
+console.log(`server-everything: ${path.relative(root, EVERYTHING)}`);
+const c = await completionLatency();
+console.log(`completion at "@x everything." in a ${c.declarations}-declaration plan (${c.first.items} everything.* tools; first listed ${ms(c.first.after)} after opening), ${COMPLETIONS} requests:`);
+console.log(`  p50 ${ms(median(c.times))}, p95 ${ms(percentile(c.times, 95))}; baseline one full analyzePlan ${ms(c.base)}   goal p50 <= 16 ms: ${median(c.times) <= 16 ? 'met' : 'NOT met'}`);
+
+const o = await callOverhead();
+console.log(`one echo call of ${CALLS} made one after the other, ${RUNS} alternated runs (median of each, and of the ratios):`);
+console.log(`  lightsop run (the run's time from its summary, per call):                 ${ms(o.run)} per call (${o.runs.map((t) => t.toFixed(3)).join('/')})`);
+console.log(`  SDK Client directly:                                                  ${ms(o.direct)} per call (${o.directs.map((t) => t.toFixed(3)).join('/')})`);
+console.log(`  ratio ${o.ratio.toFixed(2)}x   goal <= 1.2x: ${o.ratio <= 1.2 ? 'met' : 'NOT met'}   (load average ${os.loadavg()[0].toFixed(1)})`);
+console.log('');
+row('MCP completion p50 (tools listed)', { value: ms(median(c.times)), baseline: `full analyzePlan ${ms(c.base)}`, ratio: `${(median(c.times) / c.base).toFixed(2)}x`, goal: '<= 16 ms' });
+row('MCP tool call overhead (lightsop run vs SDK client)', { value: `${ms(o.run)} per call`, baseline: `SDK Client ${ms(o.direct)} per call`, ratio: `${o.ratio.toFixed(2)}x`, goal: '<= 1.2x' });
