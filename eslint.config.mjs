@@ -143,7 +143,15 @@ export default tseslint.config(
   {
     files: ['extension/src/**/*.ts'],
     rules: {
-      'no-restricted-imports': ['error', { patterns: [distributedRule] }],
+      'no-restricted-imports': ['error', {
+        patterns: [
+          distributedRule,
+          {
+            regex: '^@lightsop/cli|/cli/src/(?!plan-tests/runner$)',
+            message: 'of the CLI the extension imports only the plan test runner (packages/cli/src/plan-tests/runner.ts), the code `lightsop test` runs',
+          },
+        ],
+      }],
     },
   },
   {
@@ -161,6 +169,19 @@ export default tseslint.config(
     files: ['packages/cli/src/**/*.ts'],
     rules: {
       'no-restricted-imports': ['error', { patterns: [{ group: editor, message: 'the CLI does not use editor APIs' }] }],
+    },
+  },
+  {
+    // The plan test runner is shared with the VS Code extension: no terminal, process or command code.
+    files: ['packages/cli/src/plan-tests/**/*.ts'],
+    rules: {
+      'no-restricted-imports': ['error', {
+        patterns: [
+          { group: editor, message: 'the CLI does not use editor APIs' },
+          { regex: '^\\.\\./(?!terminal-text$|\\.\\./\\.\\./\\.\\./schemas/plan-test\\.schema\\.json$)', message: 'the plan test runner imports only core, the runtime, its JSON libraries, the schema and ../terminal-text: the extension bundles it' },
+          distributedRule,
+        ],
+      }],
     },
   },
 );

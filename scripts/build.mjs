@@ -87,13 +87,16 @@ const targets = [
     entry: m.entry, contents: m.contents, out: `packages/cli/dist/${m.name}`, format: 'cjs', bundleAll: true,
   })),
   { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
-  { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'] },
+  // One copy of ajv 8 in the extension: the MCP SDK, ajv-formats and the plan test runner each
+  // resolve their own (identical) copy otherwise.
+  { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'], alias: { ajv: p('packages/cli/node_modules/ajv') } },
   // OpenTelemetry for Run Plan's traces, a file of its own that the extension imports only when traces are on.
   { entry: 'packages/runtime/src/otel/index.ts', out: 'extension/dist/otel.cjs', format: 'cjs', bundleAll: true },
   // The language server again, inside the extension, so that the .vsix is self-contained.
   { entry: 'packages/language-server/src/main.ts', out: 'extension/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/graph/webview.ts', out: 'extension/dist/graph-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
   { entry: 'extension/src/chat/webview.ts', out: 'extension/dist/chat-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
+  { entry: 'extension/src/timeline/webview.ts', out: 'extension/dist/timeline-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
 ];
 
 const started = Date.now();
@@ -114,7 +117,7 @@ for (const t of targets) {
     target: t.platform === 'browser' ? 'es2022' : 'node20',
     format: t.format,
     sourcemap: 'linked',
-    alias,
+    alias: { ...alias, ...t.alias },
     external: t.bundleAll ? (t.external ?? []) : t.external,
     banner: t.banner,
     plugins: t.plugins ?? [],

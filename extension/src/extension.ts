@@ -24,8 +24,12 @@ import { declarationAt } from './plan-outline';
 import { InlineResults } from './run/inline-results';
 import { ResultsStore } from './run/results';
 import { PlanRunner } from './run/runner';
+import { RunHistory } from './run/run-records';
 import { loadBundledOtel } from './run/traces';
 import { VariablesView } from './run/variables-view';
+import { DebuggedTests } from './testing/debugged-tests';
+import { PlanTestExplorer } from './testing/test-explorer';
+import { TIMELINE_COMMANDS, TimelinePanel } from './timeline/panel';
 
 let client: LanguageClient | null = null;
 let chat: ChatPanels | null = null;
@@ -57,13 +61,19 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
   const results = new ResultsStore();
   // What the extension knows of an open plan comes from the language server, once it has started.
   const facts = new PlanFacts();
-  const runner = new PlanRunner(context.secrets, results, output, facts, loadBundledOtel(path.join(context.extensionPath, 'dist')), String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0'));
+  const version = String((context.extension.packageJSON as { version?: unknown }).version ?? '0.0.0');
+  // Every Run Plan and Debug Plan run is recorded in memory for the run timeline.
+  const history = new RunHistory();
+  const debuggedTests = new DebuggedTests();
+  const runner = new PlanRunner(context.secrets, results, output, facts, loadBundledOtel(path.join(context.extensionPath, 'dist')), version, history);
+  const timeline = new TimelinePanel(context.extensionUri, history, revealLine);
   const graphs = new GraphPanels(context.extensionUri, results, facts, (uri) => runner.generatedPlan(uri), revealLine);
   const linter = new WorkspaceLinter(output);
   const codeLens = new PlanCodeLens(facts);
   chat = new ChatPanels(context, output);
   context.subscriptions.push(
-    output, results, runner, graphs, linter, chat,
+    output, results, runner, graphs, linter, chat, timeline,
+    new PlanTestExplorer(debuggedTests, output),
     new InlineResults(results, facts),
     new VariablesView(results, facts),
     runner.onDidGeneratePlan((uri) => graphs.planGenerated(uri)),
@@ -77,7 +87,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (doc) await runner.run(doc);
     }),
     // eslint-disable-next-line no-restricted-syntax -- bounded: registerPlanDebugger returns a fixed handful of disposables.
-    ...registerPlanDebugger(results),
+    ...registerPlanDebugger(results, history, version, debuggedTests),
     vscode.commands.registerCommand(DEBUG_COMMAND, async (arg?: unknown) => {
       const doc = await targetDocument(arg);
       if (doc) await debugPlan(doc);
@@ -99,6 +109,8 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       const doc = await targetDocument(arg);
       if (doc) graphs.show(doc);
     }),
+    vscode.commands.registerCommand(TIMELINE_COMMANDS.show, () => timeline.showLast()),
+    vscode.commands.registerCommand(TIMELINE_COMMANDS.openRecord, (arg?: unknown) => timeline.openRecord(arg)),
     vscode.commands.registerCommand(COMMANDS.lintWorkspace, () => lintWorkspaceCommand(linter)),
     vscode.commands.registerCommand(COMMANDS.setApiKey, () => setApiKey(context.secrets)),
     vscode.commands.registerCommand(COMMANDS.revealVariable, (uri: vscode.Uri, line: number) => revealLine(uri, line)),

@@ -74,3 +74,21 @@ export function displayPosition(position: EditorPosition): { readonly line: numb
 export function displayPositionAt(doc: OffsetDocument, offset: number): { readonly line: number; readonly column: number } {
   return displayPosition(doc.positionAt(offset));
 }
+
+/**
+ * The editor position of a 1-based line and column counted the language's way (a line ends only
+ * at LF), in `text`: a plan test's problem (the test file's or the plan's), a run record's
+ * `lineNumber`. Converted through the offset, as every core position is.
+ */
+export function editorPositionOfLineColumn(text: string, line: number, column = 1): EditorPosition {
+  let offset = 0;
+  for (let l = 1; l < line; l++) {
+    const next = text.indexOf('\n', offset);
+    if (next < 0) {
+      offset = text.length;
+      break;
+    }
+    offset = next + 1;
+  }
+  return editorPosition(textDocument(text), Math.min(text.length, offset + Math.max(0, column - 1)));
+}

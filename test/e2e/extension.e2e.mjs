@@ -20,6 +20,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { closeAll, launch, log, sleep, SHOTS } from './harness.mjs';
 import { mcpE2e } from './mcp.e2e.mjs';
+import { planTests } from './testing.e2e.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const argv = process.argv.slice(2);
@@ -725,6 +726,7 @@ async function trustedWorkspace() {
 
   await debugging(vs);
   await chat(vs);
+  await planTests(vs, { check, waitFor, log });
 
   // 16. Lint Workspace with an invalid lightsop.config.json: refused as `lightsop lint` refuses
   //     it (exit 3, naming the file and the field): an error message, the problem on the config

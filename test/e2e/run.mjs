@@ -53,7 +53,7 @@ function newestSource() {
     } else newest = Math.max(newest, st.mtimeMs);
   };
   for (const p of ['extension/src', 'extension/package.json', 'extension/language-configuration.json', 'extension/images',
-    'grammars/lightsoplang.tmLanguage.json', 'packages/core/src', 'packages/runtime/src', 'packages/language-server/src', 'scripts/build.mjs']) {
+    'grammars/lightsoplang.tmLanguage.json', 'packages/core/src', 'packages/runtime/src', 'packages/language-server/src', 'packages/cli/src', 'scripts/build.mjs']) {
     visit(path.join(root, p));
   }
   return newest;

@@ -17,7 +17,7 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { analyzePlan, isEnglishSource, type Argument } from '@lightsop/core';
 import {
-  dataText, Interpreter, UnlimitedExecutionMonitor, type CommandRegistry, type RunEvent, type UpdateResult,
+  dataText, Interpreter, RunRecorder, UnlimitedExecutionMonitor, type CommandRegistry, type RunEvent, type UpdateResult,
 } from '@lightsop/runtime';
 import { displayPositionAt, textDocument } from '../positions';
 import { diagnosticLine, oneLine, STATUS_GLYPH } from '../run/format';
@@ -77,6 +77,13 @@ export interface DebugHost {
   loadSkills(args: PlanLaunchArguments, plan: PlanSource): Promise<PlanSkills>;
   /** Variable states as the run goes: the store behind inline results, Plan Variables and the graph. */
   publish(uri: string, states: readonly VariableState[], reset: boolean): void;
+  /** A recorder for the run (the lightsop.run.recordFile setting, the run timeline), or null. */
+  recorder?(args: PlanLaunchArguments, plan: PlanSource, skills: PlanSkills): RunRecorder | null;
+  /**
+   * The run ended (before TerminatedEvent): every declared variable and `input`, with its status
+   * and public text; a plan test judges its expectations on them.
+   */
+  finished?(args: PlanLaunchArguments, outcomes: ReadonlyMap<string, { status: string; text: string }>, aborted: boolean): void;
 }
 
 export const THREAD_ID = 1;
@@ -102,6 +109,8 @@ interface Run {
   readonly controller: AbortController;
   readonly running: Set<string>;
   readonly started: number;
+  readonly args: PlanLaunchArguments;
+  readonly recorder: RunRecorder | null;
   done: Promise<void>;
   finished: boolean;
 }
@@ -287,11 +296,19 @@ export class PlanDebugSession extends DebugSession {
       args.stopOnEntry === true,
     );
     const running = new Set<string>();
+    let recorder: RunRecorder | null = null;
+    try {
+      recorder = this.host.recorder?.(args, plan, skills) ?? null;
+    } catch (error) {
+      this.output(`[debug] the run record cannot be written: ${errorText(error)}\n`, 'stderr');
+    }
     const run: Run = {
       plan,
       file,
       stepper,
       running,
+      args,
+      recorder,
       controller: new AbortController(),
       started: Date.now(),
       interpreter: new Interpreter({
@@ -306,6 +323,15 @@ export class PlanDebugSession extends DebugSession {
     };
     this.run = run;
     this.output(`[debug] ${new Date().toLocaleTimeString()} ${file} (${skills.note})\n`, 'console');
+    if (recorder) {
+      let commands: unknown = [];
+      try {
+        commands = skills.registry.listCommands();
+      } catch {
+        // A registry that cannot list its commands: the record lists none.
+      }
+      recorder.start({ file: plan.path, text: plan.text, english: false, input: args.input, commands });
+    }
     run.done = run.interpreter.updateCode(plan.text, { signal: run.controller.signal }).then(
       (result) => this.finish(run, result, null),
       (error: unknown) => this.finish(run, null, error),
@@ -315,6 +341,7 @@ export class PlanDebugSession extends DebugSession {
   private onRunEvent(e: RunEvent): void {
     const run = this.run;
     if (!run) return;
+    run.recorder?.onEvent(e);
     switch (e.type) {
       case 'run-started':
         // A fresh interpreter: results of earlier runs no longer hold; everything shows "not run".
@@ -352,6 +379,17 @@ export class PlanDebugSession extends DebugSession {
       this.output(`[debug] ${run.file}: ${result.aborted ? 'stopped; ' : ''}${summary}; ${result.commands.length} command${result.commands.length === 1 ? '' : 's'} ran (${ms} ms)\n`, 'console');
     } else {
       this.output(`[debug] running ${run.file} failed: ${errorText(error)}\n`, 'stderr');
+    }
+    const declared = run.interpreter.entries().filter((e) => e.declaration !== null || e.name === 'input');
+    if (run.recorder) {
+      if (result) run.recorder.finish({ aborted: result.aborted, variables: declared.filter((e) => e.declaration !== null) });
+      else run.recorder.close();
+      if (run.recorder.error) this.output(`[debug] the run record could not be written: ${run.recorder.error.message}\n`, 'stderr');
+    }
+    try {
+      this.host.finished?.(run.args, new Map(declared.map((e) => [e.name, { status: e.value.status, text: dataText(e.value) }])), result === null || result.aborted);
+    } catch (error) {
+      this.output(`[debug] ${errorText(error)}\n`, 'stderr');
     }
     const ok = result !== null && !result.aborted && states.every((s) => s.status === 'success');
     this.sendEvent(new ExitedEvent(ok ? 0 : 1));

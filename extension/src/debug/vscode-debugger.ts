@@ -9,10 +9,13 @@ import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { DISPLAY_NAME, isPlanDocument } from '../language';
+import type { RunRecorder } from '@lightsop/runtime';
 import { loadPlanRegistry } from '../run/plan-skills';
 import type { ResultsStore } from '../run/results';
+import { openRunRecorder, recordFileFor, type RunHistory } from '../run/run-records';
 import { planSettings } from '../settings';
-import { LaunchError, PlanDebugSession, type DebugHost, type PlanLaunchArguments, type PlanSource } from './adapter';
+import type { DebuggedTests } from '../testing/debugged-tests';
+import { LaunchError, PlanDebugSession, type DebugHost, type PlanLaunchArguments, type PlanSkills, type PlanSource } from './adapter';
 
 export const DEBUG_TYPE = 'lightsoplang';
 export const DEBUG_COMMAND = 'lightsop.debugPlan';
@@ -25,9 +28,17 @@ function sameFile(a: string, b: string): boolean {
 
 /** The editor's side of a debug session. */
 export class VsCodeDebugHost implements DebugHost {
-  constructor(private readonly results: ResultsStore) {}
+  constructor(
+    private readonly results: ResultsStore,
+    private readonly history: RunHistory,
+    private readonly version: string,
+    private readonly tests: DebuggedTests,
+  ) {}
 
   async readPlan(args: PlanLaunchArguments): Promise<PlanSource> {
+    // A plan test (the Test Explorer's Debug profile) runs the plan text its runner read.
+    const test = this.tests.of(args);
+    if (test) return { path: test.planPath, uri: vscode.Uri.file(test.planPath).toString(), text: test.prepared.planText };
     const program = typeof args.program === 'string' ? args.program.trim() : '';
     if (!program) throw new LaunchError('No plan to debug: set "program" in the launch configuration to a .sop file, or open a plan and run "LightSOPLang: Debug Plan".');
     const file = path.resolve(program);
@@ -47,6 +58,9 @@ export class VsCodeDebugHost implements DebugHost {
   }
 
   async loadSkills(args: PlanLaunchArguments, plan: PlanSource) {
+    // A plan test's commands are answered by its mocks (and record, and skills when it may).
+    const test = this.tests.of(args);
+    if (test) return { registry: test.prepared.registry, note: test.note };
     const uri = vscode.Uri.parse(plan.uri);
     const settings = planSettings(uri);
     let skillsPath = settings.skillsPath;
@@ -67,6 +81,26 @@ export class VsCodeDebugHost implements DebugHost {
   publish(uri: string, states: Parameters<ResultsStore['update']>[1], reset: boolean): void {
     if (reset) this.results.reset(uri, states);
     else this.results.update(uri, states);
+  }
+
+  /** Every run is recorded for the run timeline; a plan's (not a test's) also to lightsop.run.recordFile. */
+  recorder(args: PlanLaunchArguments, plan: PlanSource, _skills: PlanSkills): RunRecorder | null {
+    const uri = vscode.Uri.parse(plan.uri);
+    const options = { planUri: plan.uri, planFile: plan.path, file: null as string | null, version: this.version, history: this.history };
+    if (!this.tests.of(args)) {
+      const base = vscode.workspace.getWorkspaceFolder(uri)?.uri.fsPath ?? path.dirname(plan.path);
+      options.file = recordFileFor(vscode.workspace.getConfiguration('lightsop', uri).get<string>('run.recordFile'), base);
+    }
+    try {
+      return openRunRecorder(options);
+    } catch (error) {
+      void vscode.window.showWarningMessage(`${DISPLAY_NAME}: ${(error as Error).message}`);
+      return openRunRecorder({ ...options, file: null });
+    }
+  }
+
+  finished(args: PlanLaunchArguments, outcomes: ReadonlyMap<string, { status: string; text: string }>, aborted: boolean): void {
+    this.tests.of(args)?.finished(outcomes, aborted);
   }
 }
 
@@ -114,8 +148,8 @@ export async function debugPlan(doc: vscode.TextDocument): Promise<boolean> {
 }
 
 /** Registers the debug type; every session gets its own inline adapter and interpreter. */
-export function registerPlanDebugger(results: ResultsStore): vscode.Disposable[] {
-  const host = new VsCodeDebugHost(results);
+export function registerPlanDebugger(results: ResultsStore, history: RunHistory, version: string, tests: DebuggedTests): vscode.Disposable[] {
+  const host = new VsCodeDebugHost(results, history, version, tests);
   return [
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new PlanConfigurationProvider()),
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {

@@ -14,7 +14,7 @@ import * as vscode from 'vscode';
 import { isEnglishSource } from '@lightsop/core';
 import {
   ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor, dataText,
-  type RunEvent,
+  type LlmAgent, type RunEvent, type RunRecorder,
 } from '@lightsop/runtime';
 import { progressText, type McpProgress } from '@lightsop/runtime/mcp';
 import { getApiKey } from '../api-key';
@@ -25,6 +25,7 @@ import { planSettings } from '../settings';
 import { diagnosticLine } from './format';
 import { loadPlanRegistry } from './plan-skills';
 import { oneLine, STATUS_GLYPH, type ResultsStore, type VariableState } from './results';
+import { openRunRecorder, recordFileFor, RunHistory } from './run-records';
 import { startRunTrace, type OtelLoader, type TracedRun } from './traces';
 
 interface Session {
@@ -34,6 +35,8 @@ interface Session {
   running: AbortController | null;
   /** For english scripts, the plan the model wrote last. */
   generated: string | null;
+  /** The record of the run in progress (memory, and lightsop.run.recordFile). */
+  recorder: RunRecorder | null;
   /** The running run's trace, when traces are on (traces.ts). */
   trace: TracedRun | null;
 }
@@ -62,6 +65,8 @@ export class PlanRunner implements vscode.Disposable {
     /** Loads OpenTelemetry (dist/otel.cjs) on the first traced run. */
     private readonly loadOtel: OtelLoader,
     private readonly version: string,
+    /** Where every run's record goes (the run timeline reads the last). */
+    private readonly history: RunHistory = new RunHistory(),
   ) {}
 
   dispose(): void {
@@ -107,6 +112,7 @@ export class PlanRunner implements vscode.Disposable {
     let llmAgent: OpenAiCompatibleAgent | null = null;
     let apiKey: string | undefined;
     let llmStamp = 'none';
+    let apiKeyForRecord: string | undefined;
     if (english) {
       const { baseUrl, model } = settings.llm;
       const envBase = process.env.LIGHTSOP_LLM_BASE_URL;
@@ -126,6 +132,7 @@ export class PlanRunner implements vscode.Disposable {
         return { ran: false };
       }
       apiKey = await getApiKey(this.secrets);
+      apiKeyForRecord = apiKey ?? undefined;
       // The model's calls go to the trace of whichever run of this document is going on.
       llmAgent = new OpenAiCompatibleAgent({ baseUrl: base, model: mdl, apiKey, onCall: (call) => this.sessions.get(uri)?.trace?.modelCall(call) });
       // The key itself is never kept or logged; a hash tells whether it changed.
@@ -154,16 +161,22 @@ export class PlanRunner implements vscode.Disposable {
     const key = `${skillsStamp}|${llmStamp}`;
     let session = this.sessions.get(uri);
     if (!session || session.key !== key) {
+      // Model calls go through the recorder of the run in progress, when there is one.
+      const model = llmAgent;
+      const recordedAgent: LlmAgent | null = model && {
+        executePrompt: (prompt, options) => (fresh.recorder ? fresh.recorder.wrapAgent(model, settings.llm.model).executePrompt(prompt, options) : model.executePrompt(prompt, options)),
+      };
       const fresh: Session = {
         interpreter: new Interpreter({
           registry,
-          llmAgent,
+          llmAgent: recordedAgent,
           executionMonitor: new UnlimitedExecutionMonitor(),
           onEvent: (e) => this.onEvent(uri, fresh, e),
         }),
         key,
         running: null,
         generated: null,
+        recorder: null,
         trace: null,
       };
       if (session) this.log(`[run] ${file}: the skills or the language model changed; starting from a fresh state`);
@@ -173,6 +186,7 @@ export class PlanRunner implements vscode.Disposable {
 
     const controller = new AbortController();
     session.running = controller;
+    session.recorder = this.openRecorder(doc, file, text, english, registry.listCommands.bind(registry), apiKeyForRecord);
     const scope = targets?.length ? ` up to @${targets.join(', @')}` : '';
     this.log(`[run] ${new Date().toLocaleTimeString()} ${file}${scope} (${skillsNote})`);
     const started = Date.now();
@@ -207,6 +221,8 @@ export class PlanRunner implements vscode.Disposable {
         },
       );
       const states = this.syncStates(uri, session);
+      session.recorder?.finish({ aborted: result.aborted, variables: session.interpreter.entries().filter((e) => e.declaration !== null) });
+      this.reportRecord(file, session.recorder);
       const counts: Record<string, number> = {};
       for (const s of states) counts[s.status] = (counts[s.status] ?? 0) + 1;
       const ms = Date.now() - started;
@@ -237,13 +253,46 @@ export class PlanRunner implements vscode.Disposable {
         void vscode.window.showErrorMessage(`LightSOPLang: running ${file} failed: ${(error as Error)?.message ?? String(error)}`);
       }
       this.syncStates(uri, session);
+      session.recorder?.close();
+      this.reportRecord(file, session.recorder);
       return { ran: false };
     } finally {
       session.running = null;
+      session.recorder = null;
       session.trace = null;
       // The spans leave in the background (bounded); the run's result does not wait for them.
       void trace?.end(traceAttributes, traceError);
     }
+  }
+
+  /** The run's recorder: always in memory (the run timeline), and to lightsop.run.recordFile when set. */
+  private openRecorder(doc: vscode.TextDocument, file: string, text: string, english: boolean, list: () => unknown, apiKey: string | undefined): RunRecorder | null {
+    const base = vscode.workspace.getWorkspaceFolder(doc.uri)?.uri.fsPath ?? (doc.uri.scheme === 'file' ? path.dirname(doc.uri.fsPath) : null);
+    const recordFile = recordFileFor(vscode.workspace.getConfiguration('lightsop', doc.uri).get<string>('run.recordFile'), base);
+    const planFile = doc.uri.scheme === 'file' ? doc.uri.fsPath : null;
+    const options = { planUri: doc.uri.toString(), planFile, file: recordFile, secrets: [apiKey], version: this.version, history: this.history };
+    let recorder: RunRecorder;
+    try {
+      recorder = openRunRecorder(options);
+      if (recordFile) this.log(`[run] ${file}: recording to ${recordFile}`);
+    } catch (error) {
+      const message = (error as Error).message;
+      this.log(`[run] ${file}: ${message}`);
+      void vscode.window.showWarningMessage(`LightSOPLang: ${message}`);
+      recorder = openRunRecorder({ ...options, file: null });
+    }
+    let commands: unknown = [];
+    try {
+      commands = list();
+    } catch {
+      // A registry that cannot list its commands: the record lists none.
+    }
+    recorder.start({ file: planFile, text, english, commands });
+    return recorder;
+  }
+
+  private reportRecord(file: string, recorder: RunRecorder | null): void {
+    if (recorder?.error) this.log(`[run] ${file}: the run record could not be written: ${recorder.error.message}`);
   }
 
   private reportInvalid(file: string, lines: string[]): void {
@@ -272,6 +321,7 @@ export class PlanRunner implements vscode.Disposable {
   }
 
   private onEvent(uri: string, session: Session, e: RunEvent): void {
+    session.recorder?.onEvent(e);
     this.progressListeners.get(uri)?.(e);
     session.trace?.onEvent(e, (name) => session.interpreter.getValue(name), dataText);
     switch (e.type) {

@@ -1,0 +1,183 @@
+/**
+ * The Run Timeline webview panel (one per window): "LightSOP: Show Run Timeline" draws the last
+ * Run Plan or Debug Plan run (recorded in memory, run/run-records.ts) and follows the next ones;
+ * "LightSOP: Open Run Record..." draws a record file (`lightsop run --record`, or the
+ * lightsop.run.recordFile setting). Clicking a bar reveals its declaration: in the run's plan
+ * document, or for a record the plan file it names (else its plan text in an untitled editor).
+ *
+ * Like the graph page: a nonce CSP, `localResourceRoots` limited to dist/, the script loaded
+ * through `asWebviewUri`, and every incoming message checked (protocol.ts).
+ */
+import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
+import * as vscode from 'vscode';
+import { parseRunRecord, RunRecordError, type RunRecord } from '@lightsop/runtime';
+import { LANGUAGE_ID } from '../language';
+import { editorPositionOfLineColumn } from '../positions';
+import type { RecordedRun, RunHistory } from '../run/run-records';
+import { makeNonce } from '../webview-page';
+import { timelineHtml } from './html';
+import { isFromTimelineWebview, type ToTimelineWebview } from './protocol';
+import { timelineOf, type Timeline } from './timeline-data';
+
+export const TIMELINE_COMMANDS = {
+  show: 'lightsop.showRunTimeline',
+  openRecord: 'lightsop.openRunRecord',
+} as const;
+
+export type RevealLine = (uri: vscode.Uri, line: number) => Thenable<unknown>;
+
+/** What the panel shows: the window's last run (and the next), or a record file. */
+type Shown =
+  | { readonly kind: 'last' }
+  | { readonly kind: 'file'; readonly file: string; readonly record: RunRecord; readonly timeline: Timeline };
+
+export class TimelinePanel implements vscode.Disposable {
+  private panel: vscode.WebviewPanel | null = null;
+  private ready = false;
+  private shown: Shown = { kind: 'last' };
+  /** The last run as drawn (for reveal). */
+  private current: { timeline: Timeline; planText: string; planUri: vscode.Uri | null } | null = null;
+  private readonly subscription: { dispose(): void };
+
+  constructor(private readonly extensionUri: vscode.Uri, private readonly history: RunHistory, private readonly reveal: RevealLine) {
+    this.subscription = history.onDidRecord(() => {
+      if (this.shown.kind === 'last') this.send();
+    });
+  }
+
+  dispose(): void {
+    this.subscription.dispose();
+    this.panel?.dispose();
+  }
+
+  /** Shows the last run, and follows the runs after it. */
+  showLast(): void {
+    this.shown = { kind: 'last' };
+    this.open();
+    this.send();
+  }
+
+  /** Asks for a record file and shows it. */
+  async openRecord(arg?: unknown): Promise<void> {
+    let file: string | null = arg instanceof vscode.Uri ? arg.fsPath : null;
+    if (!file) {
+      const picked = await vscode.window.showOpenDialog({
+        canSelectMany: false,
+        openLabel: 'Show Timeline',
+        title: 'Open a run record',
+        filters: { 'Run records': ['jsonl', 'json'], 'All files': ['*'] },
+      });
+      file = picked?.[0]?.fsPath ?? null;
+    }
+    if (!file) return;
+    let record: RunRecord;
+    try {
+      record = parseRunRecord(await readFile(file, 'utf8'));
+    } catch (error) {
+      const why = error instanceof RunRecordError ? `line ${error.line}: ${error.message}` : (error as Error).message;
+      void vscode.window.showErrorMessage(`LightSOPLang: ${path.basename(file)} is not a run record we can read (${why}).`);
+      return;
+    }
+    this.shown = { kind: 'file', file, record, timeline: timelineOf(record) };
+    this.open();
+    this.send();
+  }
+
+  private open(): void {
+    if (this.panel) {
+      this.panel.reveal(vscode.ViewColumn.Beside, true);
+      return;
+    }
+    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
+    const panel = vscode.window.createWebviewPanel('lightsop.runTimeline', 'Run Timeline', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
+      enableScripts: true,
+      localResourceRoots: [dist],
+      retainContextWhenHidden: false,
+    });
+    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'images', 'sop-file.svg');
+    this.panel = panel;
+    this.ready = false;
+    panel.webview.html = timelineHtml({
+      cspSource: panel.webview.cspSource,
+      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'timeline-webview.js')).toString(),
+      nonce: makeNonce((n) => randomBytes(n)),
+    });
+    panel.webview.onDidReceiveMessage((message: unknown) => {
+      if (!isFromTimelineWebview(message)) return;
+      if (message.type === 'ready') {
+        this.ready = true;
+        this.send();
+      } else {
+        void this.revealBar(message.seq).catch((error: unknown) => {
+          void vscode.window.showErrorMessage(`LightSOPLang: ${(error as Error)?.message ?? String(error)}`);
+        });
+      }
+    });
+    panel.onDidDispose(() => {
+      this.panel = null;
+      this.ready = false;
+    });
+  }
+
+  private post(message: ToTimelineWebview): void {
+    if (this.panel && this.ready) void this.panel.webview.postMessage(message);
+  }
+
+  private send(): void {
+    if (!this.panel || !this.ready) return;
+    if (this.shown.kind === 'file') {
+      const { record, timeline, file } = this.shown;
+      this.current = { timeline, planText: record.header.plan.text, planUri: planFileOf(record, file) };
+      this.post({ type: 'timeline', timeline, source: `record ${path.basename(file)}` });
+      return;
+    }
+    const last: RecordedRun | null = this.history.lastRun;
+    if (!last) {
+      this.current = null;
+      this.post({ type: 'empty', note: 'No run yet in this window: Run Plan or Debug Plan a plan, or open a run record (LightSOP: Open Run Record...).' });
+      return;
+    }
+    let record: RunRecord;
+    try {
+      record = parseRunRecord(last.text);
+    } catch (error) {
+      this.current = null;
+      this.post({ type: 'empty', note: `The last run's record cannot be read: ${(error as Error).message}` });
+      return;
+    }
+    const timeline = timelineOf(record);
+    this.current = { timeline, planText: record.header.plan.text, planUri: vscode.Uri.parse(last.planUri) };
+    this.post({ type: 'timeline', timeline, source: last.file ? `last run, recorded to ${path.basename(last.file)}` : 'last run' });
+  }
+
+  /** Reveals the declaration of bar `seq`, in the plan the run ran. */
+  private async revealBar(seq: number): Promise<void> {
+    const current = this.current;
+    const bar = current?.timeline.bars.find((b) => b.seq === seq);
+    if (!current || !bar || bar.line === null) return;
+    if (current.timeline.english) {
+      void vscode.window.showInformationMessage(`LightSOPLang: @${bar.variable} belongs to the plan the language model wrote for this #!english script; it has no line in the script.`);
+      return;
+    }
+    let doc: vscode.TextDocument;
+    if (current.planUri) doc = await vscode.workspace.openTextDocument(current.planUri);
+    else doc = await vscode.workspace.openTextDocument({ language: LANGUAGE_ID, content: current.planText });
+    // The line as the record counted it, in the plan text that ran; placed in the document.
+    const text = doc.getText() === current.planText ? current.planText : doc.getText();
+    await this.reveal(doc.uri, editorPositionOfLineColumn(text, bar.line).line);
+  }
+}
+
+/** The plan file a record names, if it is on disk: as written, or relative to the record's folder or a workspace folder. */
+function planFileOf(record: RunRecord, recordFile: string): vscode.Uri | null {
+  const named = record.header.plan.file;
+  if (!named) return null;
+  const candidates = path.isAbsolute(named)
+    ? [named]
+    : [path.resolve(path.dirname(recordFile), named), ...(vscode.workspace.workspaceFolders ?? []).map((f) => path.resolve(f.uri.fsPath, named))];
+  const found = candidates.find((c) => existsSync(c));
+  return found ? vscode.Uri.file(found) : null;
+}
