@@ -24,14 +24,18 @@ export function contentSecurityPolicy(cspSource: string, nonce: string): string 
   ].join('; ');
 }
 
-/** What a page of the extension is made of; `webviewPage` wraps it in the shared document. */
-export interface WebviewPageParts {
+/** Where a page is served from: what each page's HTML function takes. */
+export interface WebviewPageOrigin {
   /** `webview.cspSource`: the origin that serves the extension's local resources. */
   readonly cspSource: string;
-  /** `asWebviewUri` of the page's one script. */
+  /** `asWebviewUri` of the page's one script (dist/NAME-webview.js). */
   readonly scriptUri: string;
   /** A fresh random nonce per page (`makeNonce`). */
   readonly nonce: string;
+}
+
+/** What a page of the extension is made of; `webviewPage` wraps it in the shared document. */
+export interface WebviewPageParts extends WebviewPageOrigin {
   readonly title: string;
   /** The page's CSS, put in the one style block that carries the nonce. */
   readonly style: string;

@@ -3,16 +3,9 @@
  * one style block must carry the nonce; no inline handlers, no eval), so the page runs nothing
  * but chat-webview.js. Pure function, no `vscode` import, so the page tests load exactly this.
  */
-import { webviewPage } from '../webview-page';
+import { webviewPage, type WebviewPageOrigin } from '../webview-page';
 
-export interface ChatHtmlOptions {
-  /** `webview.cspSource`: the origin that serves the extension's local resources. */
-  readonly cspSource: string;
-  /** `asWebviewUri` of dist/chat-webview.js. */
-  readonly scriptUri: string;
-  /** A fresh random nonce per page (webview-page.ts `makeNonce`). */
-  readonly nonce: string;
-}
+export type ChatHtmlOptions = WebviewPageOrigin;
 
 const STYLE = `  :root {
     --ok: var(--vscode-testing-iconPassed, #388a34);

@@ -3,16 +3,9 @@
  * carry the nonce; the one style block too), so the page runs nothing but graph-webview.js. Pure function, no `vscode` import,
  * so the webview tests can load exactly this page.
  */
-import { webviewPage } from '../webview-page';
+import { webviewPage, type WebviewPageOrigin } from '../webview-page';
 
-export interface GraphHtmlOptions {
-  /** `webview.cspSource`: the origin that serves the extension's local resources. */
-  readonly cspSource: string;
-  /** `asWebviewUri` of dist/graph-webview.js. */
-  readonly scriptUri: string;
-  /** A fresh random nonce per page. */
-  readonly nonce: string;
-}
+export type GraphHtmlOptions = WebviewPageOrigin;
 
 const STYLE = `  :root {
     --lsop-success: var(--vscode-testing-iconPassed, #388a34);

@@ -4,16 +4,9 @@
  * but timeline-webview.js. Pure function, no `vscode` import, so the webview tests load exactly
  * this page.
  */
-import { webviewPage } from '../webview-page';
+import { webviewPage, type WebviewPageOrigin } from '../webview-page';
 
-export interface TimelineHtmlOptions {
-  /** `webview.cspSource`: the origin that serves the extension's local resources. */
-  readonly cspSource: string;
-  /** `asWebviewUri` of dist/timeline-webview.js. */
-  readonly scriptUri: string;
-  /** A fresh random nonce per page. */
-  readonly nonce: string;
-}
+export type TimelineHtmlOptions = WebviewPageOrigin;
 
 const STYLE = `  :root {
     --lsop-success: var(--vscode-testing-iconPassed, #388a34);
