@@ -87,7 +87,7 @@ export async function activate(context: vscode.ExtensionContext): Promise<void> 
       if (doc) await runner.run(doc);
     }),
     // eslint-disable-next-line no-restricted-syntax -- bounded: registerPlanDebugger returns a fixed handful of disposables.
-    ...registerPlanDebugger(results, history, version, debuggedTests),
+    ...registerPlanDebugger(results, history, version, debuggedTests, (uri, name, attributes) => runner.startTrace(uri, name, attributes)),
     vscode.commands.registerCommand(DEBUG_COMMAND, async (arg?: unknown) => {
       const doc = await targetDocument(arg);
       if (doc) await debugPlan(doc);

@@ -257,6 +257,8 @@ let root: string;
 let explorer: InstanceType<typeof PlanTestExplorer>;
 let controller: Controller;
 let debugged: InstanceType<typeof DebuggedTests>;
+/** Traces asked for by debug launches: a plan test's debug run is never traced. */
+let traceStarts = 0;
 
 /** Drives a real PlanDebugSession over DAP for a launch, as VS Code's inline adapter would. */
 function debugLauncher(host: InstanceType<typeof VsCodeDebugHost>) {
@@ -303,7 +305,12 @@ beforeEach(async () => {
   const output = { appendLine() {} };
   explorer = new PlanTestExplorer(debugged, output as never);
   controller = fake.state.controllers[0]!;
-  fake.state.launch = debugLauncher(new VsCodeDebugHost(new ResultsStore(), new RunHistory(), '0.0.0', debugged));
+  traceStarts = 0;
+  const startTrace = () => {
+    traceStarts++;
+    return Promise.resolve(null);
+  };
+  fake.state.launch = debugLauncher(new VsCodeDebugHost(new ResultsStore(), new RunHistory(), '0.0.0', debugged, startTrace));
   await controller.resolveHandler!(undefined);
 });
 
@@ -386,5 +393,6 @@ describe('running plan tests', () => {
     ]);
     // Mocks answered: no skills module was imported.
     expect(existsSync(path.join(root, 'imported.marker'))).toBe(false);
+    expect(traceStarts).toBe(0);
   }, 30_000);
 });

@@ -17,7 +17,7 @@ import {
 import type { DebugProtocol } from '@vscode/debugprotocol';
 import { analyzePlan, isEnglishSource, type Argument } from '@lightsop/core';
 import {
-  dataText, Interpreter, RunRecorder, UnlimitedExecutionMonitor, type CommandRegistry, type RunEvent, type UpdateResult,
+  dataText, Interpreter, RunRecorder, UnlimitedExecutionMonitor, type CommandRegistry, type RunEvent, type UpdateResult, type Value,
 } from '@lightsop/runtime';
 import { displayPositionAt, textDocument } from '../positions';
 import { diagnosticLine, oneLine, STATUS_GLYPH } from '../run/format';
@@ -80,10 +80,22 @@ export interface DebugHost {
   /** A recorder for the run (the lightsop.run.recordFile setting, the run timeline), or null. */
   recorder?(args: PlanLaunchArguments, plan: PlanSource, skills: PlanSkills): RunRecorder | null;
   /**
+   * The run's OpenTelemetry trace when traces are on (run/traces.ts: the same spans as Run Plan's),
+   * else null. Asked once the skills are loaded; a failure is a line in the Debug Console.
+   */
+  trace?(args: PlanLaunchArguments, plan: PlanSource): Promise<RunTraceSink | null>;
+  /**
    * The run ended (before TerminatedEvent): every declared variable and `input`, with its status
    * and public text; a plan test judges its expectations on them.
    */
   finished?(args: PlanLaunchArguments, outcomes: ReadonlyMap<string, { status: string; text: string }>, aborted: boolean): void;
+}
+
+/** What the adapter feeds a traced run (run/traces.ts `TracedRun`). */
+export interface RunTraceSink {
+  onEvent(e: RunEvent, valueOf: (name: string) => Value | undefined, text: (value: Value) => string): void;
+  /** Ends and exports the trace; the session never waits for it. */
+  end(attributes: Record<string, string | number | boolean>, error?: string): Promise<void>;
 }
 
 export const THREAD_ID = 1;
@@ -111,6 +123,7 @@ interface Run {
   readonly started: number;
   readonly args: PlanLaunchArguments;
   readonly recorder: RunRecorder | null;
+  readonly trace: RunTraceSink | null;
   done: Promise<void>;
   finished: boolean;
 }
@@ -252,8 +265,20 @@ export class PlanDebugSession extends DebugSession {
     let timer: NodeJS.Timeout | undefined;
     await Promise.race([this.configured, new Promise<void>((resolve) => { timer = setTimeout(resolve, CONFIGURATION_WAIT_MS); })]);
     clearTimeout(timer);
+    // Asked before the response, so that no request finds a run without its trace.
+    const trace = this.stopRequested ? null : await this.startTrace(args, source);
     this.sendResponse(response);
-    if (!this.stopRequested) this.startRun(source, skills, args);
+    if (!this.stopRequested) this.startRun(source, skills, args, trace);
+    else void trace?.end({ 'lightsop.run.canceled': true }, 'canceled');
+  }
+
+  private async startTrace(args: PlanLaunchArguments, plan: PlanSource): Promise<RunTraceSink | null> {
+    try {
+      return (await this.host.trace?.(args, plan)) ?? null;
+    } catch (error) {
+      this.output(`[debug] traces are off: ${errorText(error)}\n`, 'stderr');
+      return null;
+    }
   }
 
   private async disconnect(response: DebugProtocol.DisconnectResponse): Promise<void> {
@@ -288,7 +313,7 @@ export class PlanDebugSession extends DebugSession {
 
   // ------------------------------------------------------------ the run
 
-  private startRun(plan: PlanSource, skills: PlanSkills, args: PlanLaunchArguments): void {
+  private startRun(plan: PlanSource, skills: PlanSkills, args: PlanLaunchArguments, trace: RunTraceSink | null): void {
     const file = path.basename(plan.path);
     const stepper = new Stepper(
       (step) => this.breakpoints.has(this.lineOf(step.variable) ?? -1),
@@ -309,6 +334,7 @@ export class PlanDebugSession extends DebugSession {
       running,
       args,
       recorder,
+      trace,
       controller: new AbortController(),
       started: Date.now(),
       interpreter: new Interpreter({
@@ -342,6 +368,7 @@ export class PlanDebugSession extends DebugSession {
     const run = this.run;
     if (!run) return;
     run.recorder?.onEvent(e);
+    run.trace?.onEvent(e, (name) => run.interpreter.getValue(name), dataText);
     switch (e.type) {
       case 'run-started':
         // A fresh interpreter: results of earlier runs no longer hold; everything shows "not run".
@@ -390,6 +417,11 @@ export class PlanDebugSession extends DebugSession {
       this.host.finished?.(run.args, new Map(declared.map((e) => [e.name, { status: e.value.status, text: dataText(e.value) }])), result === null || result.aborted);
     } catch (error) {
       this.output(`[debug] ${errorText(error)}\n`, 'stderr');
+    }
+    if (run.trace) {
+      const attributes = { 'lightsop.run.canceled': result?.aborted ?? false, 'lightsop.run.failed': counts.fail ?? 0, 'lightsop.run.succeeded': counts.success ?? 0 };
+      const traceError = result === null ? errorText(error) : result.aborted ? 'canceled' : (counts.fail ?? 0) > 0 ? `${counts.fail} failed` : undefined;
+      void run.trace.end(attributes, traceError);
     }
     const ok = result !== null && !result.aborted && states.every((s) => s.status === 'success');
     this.sendEvent(new ExitedEvent(ok ? 0 : 1));

@@ -15,7 +15,10 @@ import type { ResultsStore } from '../run/results';
 import { openRunRecorder, recordFileFor, type RunHistory } from '../run/run-records';
 import { planSettings } from '../settings';
 import type { DebuggedTests } from '../testing/debugged-tests';
-import { LaunchError, PlanDebugSession, type DebugHost, type PlanLaunchArguments, type PlanSkills, type PlanSource } from './adapter';
+import { LaunchError, PlanDebugSession, type DebugHost, type PlanLaunchArguments, type PlanSkills, type PlanSource, type RunTraceSink } from './adapter';
+
+/** Starts a run's trace, or null when traces are off (PlanRunner.startTrace). */
+export type TraceStarter = (uri: vscode.Uri, name: string, attributes: Record<string, string | number | boolean>) => Promise<RunTraceSink | null>;
 
 export const DEBUG_TYPE = 'lightsoplang';
 export const DEBUG_COMMAND = 'lightsop.debugPlan';
@@ -33,6 +36,8 @@ export class VsCodeDebugHost implements DebugHost {
     private readonly history: RunHistory,
     private readonly version: string,
     private readonly tests: DebuggedTests,
+    /** Run Plan's traces (PlanRunner.startTrace): on with `lightsop.run.otel` or the OTLP variables. */
+    private readonly startTrace: TraceStarter,
   ) {}
 
   async readPlan(args: PlanLaunchArguments): Promise<PlanSource> {
@@ -99,6 +104,12 @@ export class VsCodeDebugHost implements DebugHost {
     }
   }
 
+  /** A plan's run is traced as Run Plan's is (docs/tracing.md); a plan test's is not, as `lightsop test`'s is not. */
+  trace(args: PlanLaunchArguments, plan: PlanSource): Promise<RunTraceSink | null> {
+    if (this.tests.of(args)) return Promise.resolve(null);
+    return this.startTrace(vscode.Uri.parse(plan.uri), 'lightsop run', { 'lightsop.plan': path.basename(plan.path), 'lightsop.plan.english': false, 'lightsop.debug': true });
+  }
+
   finished(args: PlanLaunchArguments, outcomes: ReadonlyMap<string, { status: string; text: string }>, aborted: boolean): void {
     this.tests.of(args)?.finished(outcomes, aborted);
   }
@@ -148,8 +159,8 @@ export async function debugPlan(doc: vscode.TextDocument): Promise<boolean> {
 }
 
 /** Registers the debug type; every session gets its own inline adapter and interpreter. */
-export function registerPlanDebugger(results: ResultsStore, history: RunHistory, version: string, tests: DebuggedTests): vscode.Disposable[] {
-  const host = new VsCodeDebugHost(results, history, version, tests);
+export function registerPlanDebugger(results: ResultsStore, history: RunHistory, version: string, tests: DebuggedTests, startTrace: TraceStarter): vscode.Disposable[] {
+  const host = new VsCodeDebugHost(results, history, version, tests, startTrace);
   return [
     vscode.debug.registerDebugConfigurationProvider(DEBUG_TYPE, new PlanConfigurationProvider()),
     vscode.debug.registerDebugAdapterDescriptorFactory(DEBUG_TYPE, {

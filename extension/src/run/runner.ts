@@ -84,6 +84,22 @@ export class PlanRunner implements vscode.Disposable {
     this.output.appendLine(line);
   }
 
+  /**
+   * A run's trace when traces are on for the plan at `uri` (`lightsop.run.otel` or the OTLP
+   * variables), else null: Run Plan's and Debug Plan's (debug/vscode-debugger.ts) runs alike.
+   */
+  startTrace(uri: vscode.Uri, name: string, attributes: Record<string, string | number | boolean>, apiKey?: string): Promise<TracedRun | null> {
+    return startRunTrace(name, attributes, {
+      setting: planSettings(uri).otel,
+      env: process.env,
+      load: this.loadOtel,
+      version: this.version,
+      // A skill's error text may quote the stored key (plans that are not english never read it otherwise).
+      secrets: async () => [apiKey ?? (await getApiKey(this.secrets))].filter((k): k is string => Boolean(k)),
+      warn: (message) => this.log(`[traces] ${message}`),
+    });
+  }
+
   /** Runs the plan of `doc`; with `targets`, only those declarations and their dependencies. */
   async run(doc: vscode.TextDocument, targets?: readonly string[]): Promise<RunOutcome> {
     const uri = doc.uri.toString();
@@ -190,15 +206,7 @@ export class PlanRunner implements vscode.Disposable {
     const scope = targets?.length ? ` up to @${targets.join(', @')}` : '';
     this.log(`[run] ${new Date().toLocaleTimeString()} ${file}${scope} (${skillsNote})`);
     const started = Date.now();
-    session.trace = await startRunTrace('lightsop run', { 'lightsop.plan': file, 'lightsop.plan.english': english }, {
-      setting: settings.otel,
-      env: process.env,
-      load: this.loadOtel,
-      version: this.version,
-      // A skill's error text may quote the stored key (plans that are not english never read it otherwise).
-      secrets: async () => [apiKey ?? (await getApiKey(this.secrets))].filter((k): k is string => Boolean(k)),
-      warn: (message) => this.log(`[traces] ${message}`),
-    });
+    session.trace = await this.startTrace(doc.uri, 'lightsop run', { 'lightsop.plan': file, 'lightsop.plan.english': english }, apiKey);
     const trace = session.trace;
     let traceError: string | undefined;
     let traceAttributes: Record<string, string | number | boolean> = {};
