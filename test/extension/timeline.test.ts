@@ -83,6 +83,41 @@ describe('timelineOf', () => {
   });
 });
 
+describe('the timeline of an #!english run', () => {
+  it('places each call in the generated plan it ran from: the first plan, then the revision after a failure', async () => {
+    const plans = ['@a echo one\n@b boom $a\n@lastAnswer final_answer $b', '# revised\n@a echo one\n\n@c echo two $a\n@lastAnswer final_answer $c'];
+    let asked = 0;
+    const registry: CommandRegistry = {
+      listCommands: () => ['echo', 'boom', 'final_answer'].map((name) => ({ name, description: name })),
+      executeCommand(payload, responder) {
+        if (payload.command === 'boom') return responder.fail('it broke');
+        return responder.success(payload.args.map(String).join(' '));
+      },
+    };
+    const history = new RunHistory();
+    const recorder = openRunRecorder({ planUri: 'file:///e.sop', planFile: null, file: null, secrets: [], version: '1.2.3', history });
+    const interpreter = new Interpreter({
+      registry,
+      executionMonitor: new UnlimitedExecutionMonitor(),
+      onEvent: recorder.onEvent,
+      llmAgent: { executePrompt: () => Promise.resolve(plans[Math.min(asked++, plans.length - 1)]!) },
+    });
+    const script = '#!english\nsay two things';
+    recorder.start({ file: '/ws/e.sop', text: script, english: true, commands: registry.listCommands() });
+    const result = await interpreter.updateCode(script);
+    recorder.finish({ aborted: result.aborted, variables: interpreter.entries().filter((e) => e.declaration !== null) });
+    const record = parseRunRecord(history.lastRun!.text);
+    expect(record.plans.map((p) => p.code)).toEqual(plans);
+    const t = timelineOf(record);
+    expect(t.english).toBe(true);
+    const placed = t.bars.map((b) => [b.variable, b.plan, b.line]);
+    // @a is unchanged in the revision, so it keeps its result and does not run again.
+    expect(placed).toEqual([['a', 0, 1], ['b', 0, 2], ['c', 1, 4], ['lastAnswer', 1, 5]]);
+    // Each bar's line is its declaration's in the plan it points at.
+    for (const b of t.bars) expect(record.plans[b.plan!]!.code.split('\n')[b.line! - 1]).toMatch(new RegExp(`^@${b.variable} `));
+  });
+});
+
 describe('run records of Run Plan and Debug Plan', () => {
   const registry: CommandRegistry = {
     listCommands: () => ['echo', 'boom'],

@@ -3,7 +3,8 @@
  * Run Plan or Debug Plan run (recorded in memory, run/run-records.ts) and follows the next ones;
  * "LightSOP: Open Run Record..." draws a record file (`lightsop run --record`, or the
  * lightsop.run.recordFile setting). Clicking a bar reveals its declaration: in the run's plan
- * document, or for a record the plan file it names (else its plan text in an untitled editor).
+ * document, or for a record the plan file it names (else its plan text in an untitled editor);
+ * for an #!english run, in the plan the model wrote (the record's), in an untitled editor.
  *
  * Like the graph page: a nonce CSP, `localResourceRoots` limited to dist/, the script loaded
  * through `asWebviewUri`, and every incoming message checked (protocol.ts).
@@ -39,7 +40,9 @@ export class TimelinePanel implements vscode.Disposable {
   private ready = false;
   private shown: Shown = { kind: 'last' };
   /** The last run as drawn (for reveal). */
-  private current: { timeline: Timeline; planText: string; planUri: vscode.Uri | null } | null = null;
+  private current: { timeline: Timeline; planText: string; planUri: vscode.Uri | null; generated: readonly string[] } | null = null;
+  /** The untitled editors opened for generated plans, by their text: a second click reuses one. */
+  private readonly generatedDocs = new Map<string, vscode.TextDocument>();
   private readonly subscription: { dispose(): void };
 
   constructor(private readonly extensionUri: vscode.Uri, private readonly history: RunHistory, private readonly reveal: RevealLine) {
@@ -130,7 +133,7 @@ export class TimelinePanel implements vscode.Disposable {
     if (!this.panel || !this.ready) return;
     if (this.shown.kind === 'file') {
       const { record, timeline, file } = this.shown;
-      this.current = { timeline, planText: record.header.plan.text, planUri: planFileOf(record, file) };
+      this.current = { timeline, planText: record.header.plan.text, planUri: planFileOf(record, file), generated: record.plans.map((p) => p.code) };
       this.post({ type: 'timeline', timeline, source: `record ${path.basename(file)}` });
       return;
     }
@@ -149,7 +152,7 @@ export class TimelinePanel implements vscode.Disposable {
       return;
     }
     const timeline = timelineOf(record);
-    this.current = { timeline, planText: record.header.plan.text, planUri: vscode.Uri.parse(last.planUri) };
+    this.current = { timeline, planText: record.header.plan.text, planUri: vscode.Uri.parse(last.planUri), generated: record.plans.map((p) => p.code) };
     this.post({ type: 'timeline', timeline, source: last.file ? `last run, recorded to ${path.basename(last.file)}` : 'last run' });
   }
 
@@ -159,7 +162,17 @@ export class TimelinePanel implements vscode.Disposable {
     const bar = current?.timeline.bars.find((b) => b.seq === seq);
     if (!current || !bar || bar.line === null) return;
     if (current.timeline.english) {
-      void vscode.window.showInformationMessage(`LightSOPLang: @${bar.variable} belongs to the plan the language model wrote for this #!english script; it has no line in the script.`);
+      const code = bar.plan === null ? undefined : current.generated[bar.plan];
+      if (code === undefined) {
+        void vscode.window.showInformationMessage(`LightSOPLang: @${bar.variable} belongs to the plan the language model wrote for this #!english script, and the record does not hold that plan.`);
+        return;
+      }
+      let generated = this.generatedDocs.get(code);
+      if (!generated || generated.isClosed) {
+        generated = await vscode.workspace.openTextDocument({ language: LANGUAGE_ID, content: code });
+        this.generatedDocs.set(code, generated);
+      }
+      await this.reveal(generated.uri, editorPositionOfLineColumn(code, bar.line).line);
       return;
     }
     let doc: vscode.TextDocument;

@@ -23,6 +23,11 @@ export interface TimelineBar {
   readonly end: number;
   /** The declaration's 1-based line in the plan (lines end at LF), or null when the record has none. */
   readonly line: number | null;
+  /**
+   * For an #!english run: which of the record's generated plans (`record.plans`, in order) the
+   * call belongs to, the last one written before it started; null otherwise.
+   */
+  readonly plan: number | null;
   readonly dependencies: readonly string[];
   /** The value or reason, shortened (empty while running). */
   readonly value: string;
@@ -81,7 +86,8 @@ export function timelineOf(record: RunRecord): Timeline {
     if (typeof t === 'number' && Number.isFinite(t) && t > last) last = t;
   }
   const durationMs = record.end && typeof record.end.durationMs === 'number' ? Math.max(record.end.durationMs, last) : last;
-  const bars: { seq: number; variable: string; command: string; raw: string; status: BarStatus; start: number; end: number; line: number | null; dependencies: string[]; value: string }[] = [];
+  const planOf = generatedPlanOfCalls(record);
+  const bars: { seq: number; variable: string; command: string; raw: string; status: BarStatus; start: number; end: number; line: number | null; plan: number | null; dependencies: string[]; value: string }[] = [];
   for (const call of record.calls) {
     const s = call.start;
     const start = typeof s.t === 'number' ? s.t : 0;
@@ -98,6 +104,7 @@ export function timelineOf(record: RunRecord): Timeline {
       start,
       end,
       line: typeof s.lineNumber === 'number' && Number.isInteger(s.lineNumber) && s.lineNumber >= 1 ? s.lineNumber : null,
+      plan: planOf.get(s.seq) ?? null,
       dependencies: Array.isArray(s.dependencies) ? s.dependencies.filter((d): d is string => typeof d === 'string') : [],
       value: short(value),
     });
@@ -120,6 +127,22 @@ export function timelineOf(record: RunRecord): Timeline {
     aborted: record.end?.aborted === true,
     english: record.header.plan.english === true,
   };
+}
+
+/**
+ * For each command call (by seq), the index in `record.plans` of the generated plan it ran from:
+ * the last `plan-generated` line before its `command-start` in the record (a revision after a
+ * failure comes before the calls of the revised plan).
+ */
+function generatedPlanOfCalls(record: RunRecord): Map<number, number> {
+  const of = new Map<number, number>();
+  let plan = -1;
+  for (const line of record.lines) {
+    const type = (line as { type?: unknown }).type;
+    if (type === 'plan-generated') plan++;
+    else if (type === 'command-start' && plan >= 0) of.set((line as { seq: number }).seq, plan);
+  }
+  return of;
 }
 
 /**
