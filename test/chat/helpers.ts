@@ -10,6 +10,7 @@ import type { ChatEnvironment, ChatSettings, ChatSkills, ProviderResolution } fr
 import { applyPanelEvent, emptyState, type ChatState, type TabView, type TurnView } from '../../extension/src/chat/model';
 import type { ToChatWebview } from '../../extension/src/chat/protocol';
 import type { ChatRequest, LlmServer } from '../helpers/llm-server';
+import { waitFor as waitForState } from '../helpers/sync';
 
 export const API_KEY = 'sk-chat-test-secret-0123456789';
 
@@ -47,19 +48,9 @@ export class FakePage {
   }
 }
 
-export async function waitFor<T>(what: string, fn: () => T | null | undefined | false, timeout = 10_000): Promise<T> {
-  const until = Date.now() + timeout;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const value = fn();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out after ${timeout} ms waiting for ${what}${last instanceof Error ? ` (${last.message})` : ''}`);
+/** Resolves with `fn()` once it is truthy; a read that throws (no turn yet) is read again (the shared `waitFor`). */
+export function waitFor<T>(what: string, fn: () => T | null | undefined | false, timeout = 10_000): Promise<T> {
+  return waitForState(what, fn, { timeoutMs: timeout, every: 10, retryErrors: true });
 }
 
 export interface TestSkills {

@@ -10,6 +10,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { ensureBuilt, repoRoot } from '../helpers/cli';
 import { startRedis, type RedisServer } from '../helpers/redis';
+import { waitFor } from '../helpers/sync';
 
 export const BIN = path.join(repoRoot, 'packages/cli/bin/lightsop.js');
 
@@ -165,13 +166,9 @@ export function useRedisServer(options: { password?: string } = {}): RedisServer
   };
 }
 
-/** Polls a condition on some state (a file, Redis) until it holds, or fails after `timeoutMs`. */
+/** Polls a condition on some state (a file, Redis) until it holds, or fails after `timeoutMs` (the shared `waitFor`). */
 export async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(what, condition, { timeoutMs, every: 25 });
 }
 
 /** Complete lines of a file (0 when it does not exist). */
