@@ -9,7 +9,7 @@ import path from 'node:path';
 import { ChatController, STORAGE_KEY, continueInLoopText, readSaved } from '../../extension/src/chat/controller';
 import type { OutcomeView } from '../../extension/src/chat/model';
 import { startLlmServer, type LlmServer, type Script } from '../helpers/llm-server';
-import { API_KEY, FakePage, isLoopRequest, lastUser, loopReply, testEnvironment, testSkills, waitFor, type TestEnvironment, type TestSkills } from './helpers';
+import { API_KEY, isLoopRequest, lastUser, loopReply, startChat, testEnvironment, testSkills, waitFor, type FakePage, type TestEnvironment, type TestSkills } from './helpers';
 
 let server: LlmServer | null = null;
 const controllers: ChatController[] = [];
@@ -32,14 +32,7 @@ async function setup(script: Script, o: { skills?: TestSkills; settings?: Partia
   server ??= await startLlmServer(script);
   const skills = o.skills ?? testSkills();
   const env = testEnvironment({ server, skills, ...(o.settings ? { settings: o.settings } : {}), ...(o.store ? { store: o.store } : {}), ...(o.root ? { root: o.root } : {}) });
-  const controller = new ChatController(env, { saveDelayMs: 0, shutdownDrainMs: 2000 });
-  controllers.push(controller);
-  const page = new FakePage();
-  controller.attach(page);
-  // The page usually says ready before the registry exists; it must still end up with the tabs.
-  await controller.handleMessage({ type: 'ready' });
-  await controller.start();
-  await waitFor('the first tab on the page', () => page.state.tabs.length > 0 && page.state.activeLoopId);
+  const { controller, page } = await startChat(env, controllers);
   return { controller, page, env, skills, server };
 }
 

@@ -2,11 +2,11 @@
  * Helpers for the chat controller tests: a fake page that applies what the host posts exactly as
  * the real page does (after a JSON round trip, since webview messages are serialised), a fake
  * editor environment around the scripted OpenAI-compatible server, a skills map with logged
- * commands, and a polling wait with a time limit.
+ * commands, a controller started as the panel starts it, and a polling wait with a time limit.
  */
 import { expect } from 'vitest';
 import { OpenAiCompatibleAgent, toCommandRegistry, type CommandRegistry, type LlmAgent } from '@lightsop/runtime';
-import type { ChatEnvironment, ChatSettings, ChatSkills, ProviderResolution } from '../../extension/src/chat/controller';
+import { ChatController, type ChatEnvironment, type ChatSettings, type ChatSkills, type ProviderResolution } from '../../extension/src/chat/controller';
 import { applyPanelEvent, emptyState, type ChatState, type TabView, type TurnView } from '../../extension/src/chat/model';
 import type { ToChatWebview } from '../../extension/src/chat/protocol';
 import type { ChatRequest, LlmServer } from '../helpers/llm-server';
@@ -46,6 +46,23 @@ export class FakePage {
     if (!turn) throw new Error('no turn yet');
     return turn;
   }
+}
+
+/**
+ * A controller on `env` with a fake page attached, started as the panel starts it: the page says
+ * ready (usually before the registry exists, and it must still end up with the tabs), the
+ * controller starts, and the page shows the first tab. The controller is added to `controllers`
+ * before it starts, so the test's afterEach shuts it down even when starting fails.
+ */
+export async function startChat(env: ChatEnvironment, controllers: ChatController[]): Promise<{ controller: ChatController; page: FakePage }> {
+  const controller = new ChatController(env, { saveDelayMs: 0, shutdownDrainMs: 2000 });
+  controllers.push(controller);
+  const page = new FakePage();
+  controller.attach(page);
+  await controller.handleMessage({ type: 'ready' });
+  await controller.start();
+  await waitFor('the first tab on the page', () => page.state.tabs.length > 0 && page.state.activeLoopId);
+  return { controller, page };
 }
 
 /** Resolves with `fn()` once it is truthy; a read that throws (no turn yet) is read again (the shared `waitFor`). */

@@ -2,15 +2,14 @@
 // its key inside the provider, so the one way for a key to come back is the endpoint itself: a
 // hostile or careless server (or proxy) that echoes the Authorization header in an error body.
 import { afterEach, describe, expect, it } from 'vitest';
-import { ChatController, STORAGE_KEY } from '../../extension/src/chat/controller';
+import { STORAGE_KEY, type ChatController } from '../../extension/src/chat/controller';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server';
-import { API_KEY, FakePage, testEnvironment, waitFor } from './helpers';
+import { API_KEY, startChat, testEnvironment, waitFor } from './helpers';
 
 let server: LlmServer | null = null;
-let controller: ChatController | null = null;
+const controllers: ChatController[] = [];
 afterEach(async () => {
-  await controller?.shutdown();
-  controller = null;
+  for (const c of controllers.splice(0)) await c.shutdown();
   await server?.close();
   server = null;
 });
@@ -20,12 +19,7 @@ describe('the API key and the chat', () => {
     server = await startLlmServer(() => ({ status: 401, text: `Incorrect API key provided: ${API_KEY} (Bearer ${API_KEY})` }));
     const store = new Map<string, unknown>();
     const env = testEnvironment({ server, store });
-    controller = new ChatController(env, { saveDelayMs: 0, shutdownDrainMs: 2000 });
-    const page = new FakePage();
-    controller.attach(page);
-    await controller.handleMessage({ type: 'ready' });
-    await controller.start();
-    await waitFor('the first tab', () => page.state.tabs.length > 0 && page.state.activeLoopId);
+    const { controller, page } = await startChat(env, controllers);
     await controller.handleMessage({ type: 'send', loopId: page.state.activeLoopId, text: 'hello' });
     const turn = await waitFor('the turn to settle', () => page.tab().turns.find((t) => t.status === 'settled'));
     expect(turn.outcome?.kind).toBe('error');
