@@ -1,23 +1,16 @@
 // The chat panel's approval card as the host builds it (issue 11.7): the input is never cut, and a
 // plan step's arguments arrive one by one, so the page can show where each begins and ends.
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ChatController } from '../../extension/src/chat/controller';
-import { startLlmServer, type LlmServer, type Script } from '../helpers/llm-server';
-import { isLoopRequest, loopReply, startChat, testEnvironment, testSkills, waitFor } from './helpers';
+import { describe, expect, it } from 'vitest';
+import type { Script } from '../helpers/llm-server';
+import { isLoopRequest, loopReply, testEnvironment, testSkills, useChats, waitFor } from './helpers';
 
-let server: LlmServer | null = null;
-const controllers: ChatController[] = [];
-afterEach(async () => {
-  for (const c of controllers.splice(0)) await c.shutdown();
-  await server?.close();
-  server = null;
-});
+const chats = useChats();
 
 async function setup(script: Script, settings: Record<string, unknown> = {}) {
-  server = await startLlmServer(script);
+  const server = await chats.serve(script);
   const skills = testSkills();
   const env = testEnvironment({ server, skills, settings });
-  const { controller, page } = await startChat(env, controllers);
+  const { controller, page } = await chats.start(env);
   return { controller, page, skills };
 }
 

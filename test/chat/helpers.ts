@@ -4,12 +4,12 @@
  * editor environment around the scripted OpenAI-compatible server, a skills map with logged
  * commands, a controller started as the panel starts it, and a polling wait with a time limit.
  */
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { OpenAiCompatibleAgent, toCommandRegistry, type CommandRegistry, type LlmAgent } from '@lightsop/runtime';
 import { ChatController, type ChatEnvironment, type ChatSettings, type ChatSkills, type ProviderResolution } from '../../extension/src/chat/controller';
 import { applyPanelEvent, emptyState, type ChatState, type TabView, type TurnView } from '../../extension/src/chat/model';
 import type { ToChatWebview } from '../../extension/src/chat/protocol';
-import type { ChatRequest, LlmServer } from '../helpers/llm-server';
+import { startLlmServer, type ChatRequest, type LlmServer, type Script } from '../helpers/llm-server';
 import { waitFor as waitForState } from '../helpers/sync';
 
 export const API_KEY = 'sk-chat-test-secret-0123456789';
@@ -63,6 +63,34 @@ export async function startChat(env: ChatEnvironment, controllers: ChatControlle
   await controller.start();
   await waitFor('the first tab on the page', () => page.state.tabs.length > 0 && page.state.activeLoopId);
   return { controller, page };
+}
+
+export interface ChatTests {
+  /** Starts the test's scripted model server; asked again in the same test, the same server. */
+  serve(script: Script): Promise<LlmServer>;
+  /** `startChat` on `env`: the chat is shut down after the test. */
+  start(env: ChatEnvironment): Promise<{ controller: ChatController; page: FakePage }>;
+}
+
+/**
+ * Registers the file's afterEach, which shuts down every chat the test started and then closes
+ * its model server; returns what starts them.
+ */
+export function useChats(): ChatTests {
+  let server: LlmServer | null = null;
+  const controllers: ChatController[] = [];
+  afterEach(async () => {
+    for (const c of controllers.splice(0)) await c.shutdown();
+    await server?.close();
+    server = null;
+  });
+  return {
+    async serve(script) {
+      server ??= await startLlmServer(script);
+      return server;
+    },
+    start: (env) => startChat(env, controllers),
+  };
 }
 
 /** Resolves with `fn()` once it is truthy; a read that throws (no turn yet) is read again (the shared `waitFor`). */
