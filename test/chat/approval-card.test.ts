@@ -1,29 +1,16 @@
 // The chat panel's approval card as the host builds it (issue 11.7): the input is never cut, and a
 // plan step's arguments arrive one by one, so the page can show where each begins and ends.
-import { afterEach, describe, expect, it } from 'vitest';
-import { ChatController } from '../../extension/src/chat/controller';
-import { startLlmServer, type LlmServer, type Script } from '../helpers/llm-server';
-import { FakePage, isLoopRequest, loopReply, testEnvironment, testSkills, waitFor } from './helpers';
+import { describe, expect, it } from 'vitest';
+import type { Script } from '../helpers/llm-server';
+import { isLoopRequest, loopReply, testEnvironment, testSkills, useChats, waitFor } from './helpers';
 
-let server: LlmServer | null = null;
-const controllers: ChatController[] = [];
-afterEach(async () => {
-  for (const c of controllers.splice(0)) await c.shutdown();
-  await server?.close();
-  server = null;
-});
+const chats = useChats();
 
 async function setup(script: Script, settings: Record<string, unknown> = {}) {
-  server = await startLlmServer(script);
+  const server = await chats.serve(script);
   const skills = testSkills();
   const env = testEnvironment({ server, skills, settings });
-  const controller = new ChatController(env, { saveDelayMs: 0, shutdownDrainMs: 2000 });
-  controllers.push(controller);
-  const page = new FakePage();
-  controller.attach(page);
-  await controller.handleMessage({ type: 'ready' });
-  await controller.start();
-  await waitFor('the first tab', () => page.state.tabs.length > 0 && page.state.activeLoopId);
+  const { controller, page } = await chats.start(env);
   return { controller, page, skills };
 }
 

@@ -2,23 +2,16 @@
 // OpenAI-compatible server on 127.0.0.1: the real registry, sessions and HTTP client underneath.
 // Each test checks what the page would show (its copy of the state, built only from what the
 // host posted) and, at the end, that the page and the host agree.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { mkdtempSync, readFileSync, realpathSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { ChatController, STORAGE_KEY, continueInLoopText, readSaved } from '../../extension/src/chat/controller';
+import { STORAGE_KEY, continueInLoopText, readSaved, type ChatController } from '../../extension/src/chat/controller';
 import type { OutcomeView } from '../../extension/src/chat/model';
-import { startLlmServer, type LlmServer, type Script } from '../helpers/llm-server';
-import { API_KEY, FakePage, isLoopRequest, lastUser, loopReply, testEnvironment, testSkills, waitFor, type TestEnvironment, type TestSkills } from './helpers';
+import type { LlmServer, Script } from '../helpers/llm-server';
+import { API_KEY, isLoopRequest, lastUser, loopReply, testEnvironment, useChats, testSkills, waitFor, type FakePage, type TestEnvironment, type TestSkills } from './helpers';
 
-let server: LlmServer | null = null;
-const controllers: ChatController[] = [];
-
-afterEach(async () => {
-  for (const c of controllers.splice(0)) await c.shutdown();
-  await server?.close();
-  server = null;
-});
+const chats = useChats();
 
 interface Setup {
   controller: ChatController;
@@ -29,17 +22,10 @@ interface Setup {
 }
 
 async function setup(script: Script, o: { skills?: TestSkills; settings?: Partial<TestEnvironment['settingsValue']>; store?: Map<string, unknown>; root?: string } = {}): Promise<Setup> {
-  server ??= await startLlmServer(script);
+  const server = await chats.serve(script);
   const skills = o.skills ?? testSkills();
   const env = testEnvironment({ server, skills, ...(o.settings ? { settings: o.settings } : {}), ...(o.store ? { store: o.store } : {}), ...(o.root ? { root: o.root } : {}) });
-  const controller = new ChatController(env, { saveDelayMs: 0, shutdownDrainMs: 2000 });
-  controllers.push(controller);
-  const page = new FakePage();
-  controller.attach(page);
-  // The page usually says ready before the registry exists; it must still end up with the tabs.
-  await controller.handleMessage({ type: 'ready' });
-  await controller.start();
-  await waitFor('the first tab on the page', () => page.state.tabs.length > 0 && page.state.activeLoopId);
+  const { controller, page } = await chats.start(env);
   return { controller, page, env, skills, server };
 }
 

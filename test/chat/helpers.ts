@@ -2,14 +2,15 @@
  * Helpers for the chat controller tests: a fake page that applies what the host posts exactly as
  * the real page does (after a JSON round trip, since webview messages are serialised), a fake
  * editor environment around the scripted OpenAI-compatible server, a skills map with logged
- * commands, and a polling wait with a time limit.
+ * commands, a controller started as the panel starts it, and a polling wait with a time limit.
  */
-import { expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import { OpenAiCompatibleAgent, toCommandRegistry, type CommandRegistry, type LlmAgent } from '@lightsop/runtime';
-import type { ChatEnvironment, ChatSettings, ChatSkills, ProviderResolution } from '../../extension/src/chat/controller';
+import { ChatController, type ChatEnvironment, type ChatSettings, type ChatSkills, type ProviderResolution } from '../../extension/src/chat/controller';
 import { applyPanelEvent, emptyState, type ChatState, type TabView, type TurnView } from '../../extension/src/chat/model';
 import type { ToChatWebview } from '../../extension/src/chat/protocol';
-import type { ChatRequest, LlmServer } from '../helpers/llm-server';
+import { startLlmServer, type ChatRequest, type LlmServer, type Script } from '../helpers/llm-server';
+import { waitFor as waitForState } from '../helpers/sync';
 
 export const API_KEY = 'sk-chat-test-secret-0123456789';
 
@@ -47,19 +48,54 @@ export class FakePage {
   }
 }
 
-export async function waitFor<T>(what: string, fn: () => T | null | undefined | false, timeout = 10_000): Promise<T> {
-  const until = Date.now() + timeout;
-  let last: unknown;
-  while (Date.now() < until) {
-    try {
-      const value = fn();
-      if (value) return value;
-    } catch (error) {
-      last = error;
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  throw new Error(`timed out after ${timeout} ms waiting for ${what}${last instanceof Error ? ` (${last.message})` : ''}`);
+/**
+ * A controller on `env` with a fake page attached, started as the panel starts it: the page says
+ * ready (usually before the registry exists, and it must still end up with the tabs), the
+ * controller starts, and the page shows the first tab. The controller is added to `controllers`
+ * before it starts, so the test's afterEach shuts it down even when starting fails.
+ */
+export async function startChat(env: ChatEnvironment, controllers: ChatController[]): Promise<{ controller: ChatController; page: FakePage }> {
+  const controller = new ChatController(env, { saveDelayMs: 0, shutdownDrainMs: 2000 });
+  controllers.push(controller);
+  const page = new FakePage();
+  controller.attach(page);
+  await controller.handleMessage({ type: 'ready' });
+  await controller.start();
+  await waitFor('the first tab on the page', () => page.state.tabs.length > 0 && page.state.activeLoopId);
+  return { controller, page };
+}
+
+export interface ChatTests {
+  /** Starts the test's scripted model server; asked again in the same test, the same server. */
+  serve(script: Script): Promise<LlmServer>;
+  /** `startChat` on `env`: the chat is shut down after the test. */
+  start(env: ChatEnvironment): Promise<{ controller: ChatController; page: FakePage }>;
+}
+
+/**
+ * Registers the file's afterEach, which shuts down every chat the test started and then closes
+ * its model server; returns what starts them.
+ */
+export function useChats(): ChatTests {
+  let server: LlmServer | null = null;
+  const controllers: ChatController[] = [];
+  afterEach(async () => {
+    for (const c of controllers.splice(0)) await c.shutdown();
+    await server?.close();
+    server = null;
+  });
+  return {
+    async serve(script) {
+      server ??= await startLlmServer(script);
+      return server;
+    },
+    start: (env) => startChat(env, controllers),
+  };
+}
+
+/** Resolves with `fn()` once it is truthy; a read that throws (no turn yet) is read again (the shared `waitFor`). */
+export function waitFor<T>(what: string, fn: () => T | null | undefined | false, timeout = 10_000): Promise<T> {
+  return waitForState(what, fn, { timeoutMs: timeout, every: 10, retryErrors: true });
 }
 
 export interface TestSkills {

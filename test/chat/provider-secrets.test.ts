@@ -1,31 +1,18 @@
 // ARCHITECTURE.md: API keys never reach logs, webview state or saved conversations. The chat gets
 // its key inside the provider, so the one way for a key to come back is the endpoint itself: a
 // hostile or careless server (or proxy) that echoes the Authorization header in an error body.
-import { afterEach, describe, expect, it } from 'vitest';
-import { ChatController, STORAGE_KEY } from '../../extension/src/chat/controller';
-import { startLlmServer, type LlmServer } from '../helpers/llm-server';
-import { API_KEY, FakePage, testEnvironment, waitFor } from './helpers';
+import { describe, expect, it } from 'vitest';
+import { STORAGE_KEY } from '../../extension/src/chat/controller';
+import { API_KEY, testEnvironment, useChats, waitFor } from './helpers';
 
-let server: LlmServer | null = null;
-let controller: ChatController | null = null;
-afterEach(async () => {
-  await controller?.shutdown();
-  controller = null;
-  await server?.close();
-  server = null;
-});
+const chats = useChats();
 
 describe('the API key and the chat', () => {
   it('an endpoint that echoes the key in its error: the key is in no turn, page state, log or saved conversation', async () => {
-    server = await startLlmServer(() => ({ status: 401, text: `Incorrect API key provided: ${API_KEY} (Bearer ${API_KEY})` }));
+    const server = await chats.serve(() => ({ status: 401, text: `Incorrect API key provided: ${API_KEY} (Bearer ${API_KEY})` }));
     const store = new Map<string, unknown>();
     const env = testEnvironment({ server, store });
-    controller = new ChatController(env, { saveDelayMs: 0, shutdownDrainMs: 2000 });
-    const page = new FakePage();
-    controller.attach(page);
-    await controller.handleMessage({ type: 'ready' });
-    await controller.start();
-    await waitFor('the first tab', () => page.state.tabs.length > 0 && page.state.activeLoopId);
+    const { controller, page } = await chats.start(env);
     await controller.handleMessage({ type: 'send', loopId: page.state.activeLoopId, text: 'hello' });
     const turn = await waitFor('the turn to settle', () => page.tab().turns.find((t) => t.status === 'settled'));
     expect(turn.outcome?.kind).toBe('error');

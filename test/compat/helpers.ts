@@ -4,6 +4,7 @@
  * from a resolver function. Nothing here knows about the runtime behind the compat entry point.
  */
 import type { LightSOPLangPayload, LightSOPLangRegistry, LightSOPLangResponder } from '@lightsop/runtime/compat';
+import { waitFor } from '../helpers/sync';
 
 export type ExecuteCommand = (payload: LightSOPLangPayload, response: LightSOPLangResponder) => unknown;
 
@@ -74,11 +75,7 @@ export function gate(): { promise: Promise<void>; open(): void } {
   return { promise, open };
 }
 
-/** Waits, one event-loop turn at a time, until the predicate holds; fails after `timeoutMs`. */
+/** Waits, one event-loop turn at a time, until the predicate holds; fails after `timeoutMs` (the shared `waitFor`). */
 export async function until(predicate: () => boolean, what: string, timeoutMs = 15_000): Promise<void> {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await settle();
-  }
+  await waitFor(what, predicate, { timeoutMs, every: 'turn' });
 }

@@ -7,10 +7,8 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../helpers/cli';
-import { startRedis, type RedisServer } from '../helpers/redis';
-import { jsonLines, killAll, lineCount, removeTempDirs, spawnCli, startWorkerProcess, tempDir, waitUntil, type CliProcess } from './procs';
+import { describe, expect, it } from 'vitest';
+import { jsonLines, lineCount, spawnCli, startWorkerProcess, tempDir, useRedisServer, waitUntil } from './procs';
 import { existsSync, readdirSync } from 'node:fs';
 
 const SKILLS = path.join(__dirname, 'fixtures/skills.mjs');
@@ -55,30 +53,13 @@ function checkResults(ws: Workspace, count: number): { id: string; value: { inpu
 }
 
 describe('lightsop batch: faults', () => {
-  let redis: RedisServer;
-  const workers: CliProcess[] = [];
+  const redis = useRedisServer();
 
-  beforeAll(async () => {
-    ensureBuilt();
-    redis = await startRedis();
-  }, 120_000);
-  afterEach(async () => {
-    for (const w of workers.splice(0)) w.signal('SIGKILL');
-    await killAll();
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-    removeTempDirs();
-  });
-
-  const worker = async (ws: Workspace, queue: string, extra: string[] = [], env: Record<string, string> = {}) => {
-    const w = await startWorkerProcess(redis.url, ['--skills', SKILLS, '--queue', queue, '--concurrency', '4', '--stall-timeout', '2s', ...extra], {
+  const worker = (ws: Workspace, queue: string, extra: string[] = [], env: Record<string, string> = {}) =>
+    startWorkerProcess(redis.url, ['--skills', SKILLS, '--queue', queue, '--concurrency', '4', '--stall-timeout', '2s', ...extra], {
       cwd: ws.dir,
       env: { LIGHTSOP_TEST_DIR: ws.dir, LIGHTSOP_TEST_DELAY_MS: '2', ...env },
     });
-    workers.push(w);
-    return w;
-  };
   const batch = (ws: Workspace, queue: string, extra: string[] = []) =>
     spawnCli(['batch', ws.plan, '--inputs', ws.inputs, '--redis', redis.url, '--out', ws.out, '--queue', queue, '--progress-interval', '1s', ...extra], { cwd: ws.dir });
 

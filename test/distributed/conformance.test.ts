@@ -6,10 +6,10 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { cli, ensureBuilt } from '../helpers/cli';
-import { startRedis, type RedisServer } from '../helpers/redis';
-import { killAll, startWorkerProcess } from './procs';
+import { describe, expect, it } from 'vitest';
+import { cli } from '../helpers/cli';
+import type { RedisServer } from '../helpers/redis';
+import { startWorkerProcess, stopWorker, useRedisServer, type CliProcess } from './procs';
 
 const CASES = path.resolve(__dirname, '../../../shared/conformance/cases');
 
@@ -58,27 +58,13 @@ async function runCase(c: Case, redis: RedisServer | null): Promise<Outcome & { 
   }
 }
 
-/** Stops the workers gracefully and returns how many jobs each completed. */
-async function stopWorkers(workers: Awaited<ReturnType<typeof startWorkerProcess>>[]): Promise<number[]> {
-  const jobs: number[] = [];
-  for (const w of workers) w.signal('SIGTERM');
-  for (const w of workers) {
-    expect(await w.exited).toBe(0);
-    jobs.push(Number(/stopped: completed=(\d+)/.exec(w.stderr())?.[1] ?? NaN));
-  }
-  return jobs;
+/** Stops the workers gracefully (together) and returns how many jobs each completed. */
+function stopWorkers(workers: CliProcess[]): Promise<number[]> {
+  return Promise.all(workers.map(stopWorker));
 }
 
 describe('lightsop run --redis gives the results of a local run (conformance cases, two workers)', () => {
-  let redis: RedisServer;
-  beforeAll(async () => {
-    ensureBuilt();
-    redis = await startRedis();
-  }, 120_000);
-  afterAll(async () => {
-    await killAll();
-    await redis?.dispose();
-  });
+  const redis = useRedisServer();
 
   it('every valid run case', async () => {
     const cases = runCases();

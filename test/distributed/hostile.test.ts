@@ -8,29 +8,18 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Queue, QueueEvents, Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../helpers/cli';
-import { startRedis, type RedisServer } from '../helpers/redis';
-import { killAll, removeTempDirs, spawnCli, startWorkerProcess, tempDir } from './procs';
+import { afterEach, describe, expect, it } from 'vitest';
+import { spawnCli, startWorkerProcess, tempDir, useRedisServer } from './procs';
 
 const SKILLS = path.join(__dirname, 'fixtures/skills.mjs');
 const PASSWORD = 'pw-7f3a9c1e';
 
 describe('hostile jobs, hostile answers, secrets', () => {
-  let redis: RedisServer;
+  const redis = useRedisServer({ password: PASSWORD });
   const closers: (() => Promise<unknown>)[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    redis = await startRedis({ password: PASSWORD });
-  }, 120_000);
+  // Registered after useRedisServer's hooks, so it runs before they kill the processes.
   afterEach(async () => {
     for (const close of closers.splice(0)) await close();
-    await killAll();
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-    removeTempDirs();
   });
 
   const connection = () => ({ host: '127.0.0.1', port: redis.port, password: PASSWORD, maxRetriesPerRequest: null });

@@ -6,12 +6,10 @@
  * `chat` imports them). A loader hook records every module the built CLI loads; the control cases
  * (`batch`, `chat`, an `#!english` run) show that the check does see each one when it is loaded.
  */
-import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, repoRoot } from '../helpers/cli';
-import { loadsCliBundle, loadsPackage, modulesLoadedBy as loadedBy } from '../helpers/loading';
-import { removeTempDirs, tempDir } from './procs';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli';
+import { expectLoadsNone, LIGHT_COMMANDS, loadsPackage, modulesLoadedBy as loadedBy, usePlanFolder } from '../helpers/loading';
 
 // Strings found only in BullMQ's and ioredis' code.
 const loadsBullmq = (files: string[]): boolean => loadsPackage(files, /[\\/](bullmq|ioredis)[\\/]/, ['Custom Id cannot be integers', 'Connection is closed.']);
@@ -26,26 +24,14 @@ const loadsOpenai = (files: string[]): boolean => loadsPackage(files, /[\\/]open
 const loadsSessions = (files: string[]): boolean => loadsPackage(files, /[\\/]sessions[\\/]/, [SESSIONS_MARKER]);
 
 describe('the CLI loads BullMQ and ioredis only for distributed commands', () => {
-  let dir: string;
-  beforeAll(() => {
-    ensureBuilt();
-    dir = tempDir('lightsop-loading-');
-    writeFileSync(path.join(dir, 'plan.sop'), '@a assign hello\n@lastAnswer assign $a\n');
-  });
-  afterAll(() => removeTempDirs());
+  const dir = usePlanFolder('lightsop-loading-', { 'inputs.jsonl': '"x"\n' });
 
   it('lint, fmt, graph and a local run do not load them', () => {
-    for (const args of [['lint', 'plan.sop'], ['fmt', 'plan.sop'], ['graph', 'plan.sop'], ['run', 'plan.sop', '--json']]) {
-      const res = loadedBy(args, dir);
-      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
-      expect(loadsCliBundle(res.files)).toBe(true);
-      expect(loadsBullmq(res.files), `lightsop ${args.join(' ')} loaded BullMQ or ioredis`).toBe(false);
-    }
+    expectLoadsNone(LIGHT_COMMANDS, dir(), { 'BullMQ or ioredis': loadsBullmq });
   });
 
   it('batch does (the control: the check sees them when they load)', () => {
-    writeFileSync(path.join(dir, 'inputs.jsonl'), '"x"\n');
-    const res = loadedBy(['batch', 'plan.sop', '--inputs', 'inputs.jsonl', '--out', 'out.jsonl', '--redis', 'redis://127.0.0.1:1'], dir);
+    const res = loadedBy(['batch', 'plan.sop', '--inputs', 'inputs.jsonl', '--out', 'out.jsonl', '--redis', 'redis://127.0.0.1:1'], dir());
     expect(res.code).toBe(3);
     expect(res.stderr).toMatch(/cannot reach Redis/);
     expect(loadsBullmq(res.files)).toBe(true);
@@ -53,32 +39,19 @@ describe('the CLI loads BullMQ and ioredis only for distributed commands', () =>
 });
 
 describe('the CLI loads the LLM client and the sessions only for commands that use them', () => {
-  let dir: string;
-  beforeAll(() => {
-    ensureBuilt();
-    dir = tempDir('lightsop-loading-llm-');
-    writeFileSync(path.join(dir, 'plan.sop'), '@a assign hello\n@lastAnswer assign $a\n');
-    writeFileSync(path.join(dir, 'english.sop'), '#!english\nSay hello.\n');
-  });
-  afterAll(() => removeTempDirs());
+  const dir = usePlanFolder('lightsop-loading-llm-', { 'english.sop': '#!english\nSay hello.\n' });
 
   it('lint, fmt, graph, a local run and chat --help load neither', () => {
-    for (const args of [['lint', 'plan.sop'], ['fmt', 'plan.sop'], ['graph', 'plan.sop'], ['run', 'plan.sop', '--json'], ['chat', '--help']]) {
-      const res = loadedBy(args, dir);
-      expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
-      expect(loadsCliBundle(res.files)).toBe(true);
-      expect(loadsOpenai(res.files), `lightsop ${args.join(' ')} loaded the LLM client`).toBe(false);
-      expect(loadsSessions(res.files), `lightsop ${args.join(' ')} loaded the sessions`).toBe(false);
-    }
+    expectLoadsNone([...LIGHT_COMMANDS, ['chat', '--help']], dir(), { 'the LLM client': loadsOpenai, 'the sessions': loadsSessions });
   });
 
   it('chat loads the sessions, and an #!english run the LLM client (the controls)', () => {
     // No model is configured: chat stops with a usage error, after loading its module.
-    const chat = loadedBy(['chat'], dir);
+    const chat = loadedBy(['chat'], dir());
     expect(chat.code, chat.stderr).toBe(3);
     expect(loadsSessions(chat.files)).toBe(true);
     // Nothing listens on port 1: the first request fails, after the client was loaded.
-    const english = loadedBy(['run', 'english.sop', '--llm-base-url', 'http://127.0.0.1:1/v1', '--llm-model', 'm', '--llm-retries', '0'], dir);
+    const english = loadedBy(['run', 'english.sop', '--llm-base-url', 'http://127.0.0.1:1/v1', '--llm-model', 'm', '--llm-retries', '0'], dir());
     expect(english.stderr).toMatch(/cannot reach the language model/);
     expect(loadsOpenai(english.files)).toBe(true);
   });

@@ -8,11 +8,10 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, repoRoot } from '../helpers/cli';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli';
 import { EVERYTHING_SERVER, nodeServer } from '../helpers/mcp';
-import { startRedis, type RedisServer } from '../helpers/redis';
-import { jsonLines, killAll, removeTempDirs, spawnCli, startWorkerProcess, tempDir, waitUntil, type CliProcess } from './procs';
+import { jsonLines, spawnCli, startWorkerProcess, stopWorker as stopped, tempDir, useRedisServer, waitUntil } from './procs';
 
 const TEE = path.join(repoRoot, 'test/mcp/fixtures/tee-server.mjs');
 
@@ -33,32 +32,9 @@ function workspace(plan: string, server: { command: string; args: string[] }): {
 }
 
 describe('workers host MCP servers (lightsop worker --config)', () => {
-  let redis: RedisServer;
-  const workers: CliProcess[] = [];
+  const redis = useRedisServer();
 
-  beforeAll(async () => {
-    ensureBuilt();
-    redis = await startRedis();
-  }, 120_000);
-  afterEach(async () => {
-    for (const w of workers.splice(0)) w.signal('SIGKILL');
-    await killAll();
-  });
-  afterAll(async () => {
-    await redis?.dispose();
-    removeTempDirs();
-  });
-
-  const worker = async (config: string, queue: string, cwd: string) => {
-    const w = await startWorkerProcess(redis.url, ['--config', config, '--queue', queue, '--concurrency', '1'], { cwd });
-    workers.push(w);
-    return w;
-  };
-  const stopped = async (w: CliProcess) => {
-    w.signal('SIGTERM');
-    expect(await w.exited).toBe(0);
-    return Number(/stopped: completed=(\d+)/.exec(w.stderr())?.[1] ?? NaN);
-  };
+  const worker = (config: string, queue: string, cwd: string) => startWorkerProcess(redis.url, ['--config', config, '--queue', queue, '--concurrency', '1'], { cwd });
 
   it('a plan calling everything.echo through two workers equals the local run; full descriptions reach the coordinator', async () => {
     const plan = [
@@ -150,7 +126,6 @@ describe('workers host MCP servers (lightsop worker --config)', () => {
     const queue = 'mcp-cancel';
     // Two slots: the quick command never waits behind the slow one.
     const w = await startWorkerProcess(redis.url, ['--config', ws.config, '--queue', queue, '--concurrency', '2'], { cwd: ws.dir });
-    workers.push(w);
     const messages = () => (existsSync(log) ? readFileSync(log, 'utf8') : '').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { id?: number; method?: string; params?: { requestId?: number; name?: string } });
     const longCalls = () => messages().filter((m) => m.method === 'tools/call' && m.params?.name === 'trigger-long-running-operation').map((m) => m.id);
     const cancelled = () => messages().filter((m) => m.method === 'notifications/cancelled').map((m) => m.params!.requestId);

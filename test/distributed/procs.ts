@@ -7,7 +7,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { repoRoot } from '../helpers/cli';
+import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { ensureBuilt, repoRoot } from '../helpers/cli';
+import { startRedis, type RedisServer } from '../helpers/redis';
+import { waitFor } from '../helpers/sync';
 
 export const BIN = path.join(repoRoot, 'packages/cli/bin/lightsop.js');
 
@@ -115,13 +118,57 @@ export async function startWorkerProcess(redisUrl: string, args: string[], optio
   return worker;
 }
 
-/** Polls a condition on some state (a file, Redis) until it holds, or fails after `timeoutMs`. */
+/** Stops a worker with SIGTERM, expects a clean exit, and returns how many jobs it completed. */
+export async function stopWorker(worker: CliProcess): Promise<number> {
+  worker.signal('SIGTERM');
+  expect(await worker.exited).toBe(0);
+  return Number(/stopped: completed=(\d+)/.exec(worker.stderr())?.[1] ?? NaN);
+}
+
+/**
+ * Registers the hooks of a describe block that runs workers and coordinators: before its tests the
+ * CLI is built and a private redis-server started (with `options.password`, if given); after each
+ * test every CLI process it started and did not see exit is killed; after them all, Redis is
+ * stopped and the temporary folders (`tempDir`) are removed. Returns the server, to be used in the
+ * tests (its fields are read from the started server).
+ */
+export function useRedisServer(options: { password?: string } = {}): RedisServer {
+  let server: RedisServer | undefined;
+  const started = (): RedisServer => {
+    if (!server) throw new Error('useRedisServer: redis-server is started in beforeAll; read it in a test or a later hook');
+    return server;
+  };
+  beforeAll(async () => {
+    ensureBuilt();
+    server = await startRedis(options);
+  }, 120_000);
+  afterEach(async () => {
+    await killAll();
+  });
+  afterAll(async () => {
+    await killAll();
+    await server?.dispose();
+    removeTempDirs();
+  });
+  return {
+    get port() {
+      return started().port;
+    },
+    get url() {
+      return started().url;
+    },
+    get dir() {
+      return started().dir;
+    },
+    stop: () => started().stop(),
+    restart: () => started().restart(),
+    dispose: () => started().dispose(),
+  };
+}
+
+/** Polls a condition on some state (a file, Redis) until it holds, or fails after `timeoutMs` (the shared `waitFor`). */
 export async function waitUntil(what: string, condition: () => boolean | Promise<boolean>, timeoutMs = 60_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting until ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
+  await waitFor(what, condition, { timeoutMs, every: 25 });
 }
 
 /** Complete lines of a file (0 when it does not exist). */

@@ -7,10 +7,8 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Queue } from 'bullmq';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../helpers/cli';
-import { startRedis, type RedisServer } from '../helpers/redis';
-import { killAll, removeTempDirs, spawnCli, startWorkerProcess, tempDir, waitUntil, type CliProcess } from './procs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { spawnCli, startWorkerProcess, tempDir, useRedisServer, waitUntil } from './procs';
 
 const SKILLS = path.join(__dirname, 'fixtures/skills.mjs');
 
@@ -24,22 +22,11 @@ const marker = (dir: string, name: string) => path.join(dir, name);
 const started = (dir: string, names: string[]) => names.filter((n) => existsSync(marker(dir, `started-${n}`)));
 
 describe('lightsop run --redis: cancellation, graceful shutdown, lost Redis', () => {
-  let redis: RedisServer;
+  const redis = useRedisServer();
   const queues: Queue[] = [];
-  const workers: CliProcess[] = [];
-
-  beforeAll(async () => {
-    ensureBuilt();
-    redis = await startRedis();
-  }, 120_000);
-  afterEach(async () => {
-    for (const w of workers.splice(0)) w.signal('SIGKILL');
-    await killAll();
-  });
+  // Registered after useRedisServer's hooks, so it runs before Redis stops.
   afterAll(async () => {
     for (const q of queues) await q.close();
-    await redis?.dispose();
-    removeTempDirs();
   });
 
   const queueOf = (name: string) => {
@@ -47,11 +34,8 @@ describe('lightsop run --redis: cancellation, graceful shutdown, lost Redis', ()
     queues.push(q);
     return q;
   };
-  const worker = async (dir: string, queue: string, extra: string[] = []) => {
-    const w = await startWorkerProcess(redis.url, ['--skills', SKILLS, '--queue', queue, '--concurrency', '1', ...extra], { cwd: dir, env: { LIGHTSOP_TEST_DIR: dir } });
-    workers.push(w);
-    return w;
-  };
+  const worker = (dir: string, queue: string, extra: string[] = []) =>
+    startWorkerProcess(redis.url, ['--skills', SKILLS, '--queue', queue, '--concurrency', '1', ...extra], { cwd: dir, env: { LIGHTSOP_TEST_DIR: dir } });
 
   for (const how of ['Ctrl-C', '--timeout'] as const) {
     it(`${how} aborts the running job on its worker and removes the waiting one`, async () => {

@@ -18,7 +18,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { closeAll, launch, log, sleep, SHOTS } from './harness.mjs';
+import { closeAll, closeSuggest, launch, log, SHOTS, waitFor } from './harness.mjs';
 import { mcpE2e } from './mcp.e2e.mjs';
 import { planTests } from './testing.e2e.mjs';
 
@@ -111,31 +111,6 @@ const check = (name) => {
   passed++;
   log(`ok ${passed} - ${name}`);
 };
-
-/** Polls `fn` until it returns a truthy value or `timeout` ms pass; returns that value. */
-async function waitFor(what, fn, timeout = 30000, every = 200) {
-  const until = Date.now() + timeout;
-  let last;
-  while (Date.now() < until) {
-    try {
-      last = await fn();
-      if (last && !(last instanceof Error)) return last;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(every);
-  }
-  throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-}
-
-/** Closes the suggest widget if it is open (typing opens it asynchronously) and waits until it is gone. */
-async function closeSuggest(page) {
-  const widget = page.locator('.editor-widget.suggest-widget.visible');
-  for (let i = 0; i < 5 && (await widget.count()) > 0; i++) {
-    await page.keyboard.press('Escape');
-    await widget.first().waitFor({ state: 'hidden', timeout: 2000 }).catch(() => {});
-  }
-}
 
 /** Types `text` on a new line after the line holding `after` (suggestions closed before and after). */
 async function typeLineAfter(vs, after, text) {

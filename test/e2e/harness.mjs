@@ -2,7 +2,8 @@
 // local extension installed, and drive it headlessly with playwright-core through
 // Debian's chromium. Copied from ../shared/vscode-harness (where it is proven) and adapted for
 // this project: `trust: false` starts VS Code with workspace trust on and the folder untrusted,
-// and `completions()` reads the suggest widget. The project's test is extension.e2e.mjs.
+// `completions()` reads the suggest widget, and `waitFor` and `closeSuggest` serve every e2e
+// file. The project's test is extension.e2e.mjs.
 //
 //   import { launch } from './harness.mjs';
 //   const vs = await launch({ extDir: 'path/to/extension', files: { 'a.demo': 'text' } });
@@ -42,6 +43,35 @@ const VSCE = path.join(CACHE, 'tools', 'node_modules', '@vscode', 'vsce', 'vsce'
 const t0 = Date.now();
 export const log = (...a) => console.log(`[e2e +${((Date.now() - t0) / 1000).toFixed(1)}s]`, ...a);
 export const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * Polls `fn` every `every` ms until it returns a truthy value that is not an Error, or `timeout` ms
+ * pass; returns that value. A thrown error or a returned Error is kept as the last reason, which
+ * the timeout's message names with `what`.
+ */
+export async function waitFor(what, fn, timeout = 30000, every = 200) {
+  const until = Date.now() + timeout;
+  let last;
+  while (Date.now() < until) {
+    try {
+      last = await fn();
+      if (last && !(last instanceof Error)) return last;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(every);
+  }
+  throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
+}
+
+/** Closes the suggest widget if it is open (typing opens it asynchronously) and waits until it is gone. */
+export async function closeSuggest(page) {
+  const widget = page.locator('.editor-widget.suggest-widget.visible');
+  for (let i = 0; i < 5 && (await widget.count()) > 0; i++) {
+    await page.keyboard.press('Escape');
+    await widget.first().waitFor({ state: 'hidden', timeout: 2000 }).catch(() => {});
+  }
+}
 
 // Every launch() registers its close() here as soon as it starts anything, so
 // closeAll() (e.g. from a watchdog or a signal handler) also stops a launch that

@@ -9,7 +9,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { closeAll, launch, log, sleep } from './harness.mjs';
+import { closeAll, closeSuggest, launch, log, waitFor } from './harness.mjs';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const root = path.resolve(here, '../..');
@@ -17,29 +17,6 @@ const WORKSPACE = path.join(here, 'fixtures', 'mcp-workspace');
 // What the config's ${env:...} values name: this Node, and server-everything from node_modules.
 process.env.LIGHTSOP_E2E_NODE = process.execPath;
 process.env.LIGHTSOP_E2E_EVERYTHING = path.join(root, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
-
-async function waitFor(what, fn, timeout = 30000, every = 200) {
-  const until = Date.now() + timeout;
-  let last;
-  while (Date.now() < until) {
-    try {
-      last = await fn();
-      if (last && !(last instanceof Error)) return last;
-    } catch (e) {
-      last = e;
-    }
-    await sleep(every);
-  }
-  throw new Error(`timed out after ${timeout} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`);
-}
-
-async function closeSuggest(page) {
-  const widget = page.locator('.editor-widget.suggest-widget.visible');
-  for (let i = 0; i < 5 && (await widget.count()) > 0; i++) {
-    await page.keyboard.press('Escape');
-    await widget.first().waitFor({ state: 'hidden', timeout: 2000 }).catch(() => {});
-  }
-}
 
 /** The inline result (the `after` decoration text) on the editor line holding `lineText`. */
 function inlineResultOn(editor, lineText) {

@@ -9,7 +9,8 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { repoRoot } from './cli';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { ensureBuilt, repoRoot } from './cli';
 
 const PRELOAD = pathToFileURL(path.join(repoRoot, 'test/distributed/fixtures/record-modules.mjs')).href;
 const BIN = path.join(repoRoot, 'packages/cli/bin/lightsop.js');
@@ -53,4 +54,45 @@ export function loadsCliBundle(files: readonly string[]): boolean {
  */
 export function loadsPackage(files: readonly string[], folder: RegExp, markers: readonly string[]): boolean {
   return files.some((f) => folder.test(f) || markers.some((m) => readFileSync(f, 'utf8').includes(m)));
+}
+
+/** lint, fmt, graph and a local run of the folder's `plan.sop`: the commands that load nothing heavy. */
+export const LIGHT_COMMANDS: readonly (readonly string[])[] = [['lint', 'plan.sop'], ['fmt', 'plan.sop'], ['graph', 'plan.sop'], ['run', 'plan.sop', '--json']];
+
+/**
+ * Registers the enclosing describe block's hooks: before its tests the CLI is built and a fresh
+ * temporary folder holds a simple `plan.sop` (and `files`, by name); after them it is removed.
+ * Returns the folder's path, to be read in the tests.
+ */
+export function usePlanFolder(prefix: string, files: Readonly<Record<string, string>> = {}): () => string {
+  let dir = '';
+  beforeAll(() => {
+    ensureBuilt();
+    dir = mkdtempSync(path.join(tmpdir(), prefix));
+    writeFileSync(path.join(dir, 'plan.sop'), '@a assign hello\n@lastAnswer assign $a\n');
+    for (const [name, text] of Object.entries(files)) writeFileSync(path.join(dir, name), text);
+  });
+  afterAll(() => {
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+  return () => dir;
+}
+
+/**
+ * Runs each `lightsop ARGS` of `commands` in `dir` and expects it to exit 0, to load the CLI bundle
+ * (so that a check of nothing cannot pass) and none of `packages`: a check per package, named for
+ * the failure's message ("lightsop lint plan.sop loaded NAME").
+ */
+export function expectLoadsNone(
+  commands: readonly (readonly string[])[],
+  dir: string,
+  packages: Readonly<Record<string, (files: string[]) => boolean>>,
+  env: Record<string, string> = {},
+): void {
+  for (const args of commands) {
+    const res = modulesLoadedBy(args, dir, { env });
+    expect(res.code, `${args.join(' ')}: ${res.stderr}`).toBe(0);
+    expect(loadsCliBundle(res.files)).toBe(true);
+    for (const [name, loads] of Object.entries(packages)) expect(loads(res.files), `lightsop ${args.join(' ')} loaded ${name}`).toBe(false);
+  }
 }

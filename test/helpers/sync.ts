@@ -1,6 +1,7 @@
 /**
- * Synchronisation for tests: deferred promises a test opens when a state is reached, and a turn
- * of the event loop. Tests wait on states with these, never on fixed sleeps.
+ * Synchronisation for tests: deferred promises a test opens when a state is reached, a turn of
+ * the event loop, and the one polling wait (`waitFor`) that the suites' own waits call. Tests wait
+ * on states with these, never on fixed sleeps.
  */
 
 export interface Deferred<T = void> {
@@ -27,13 +28,41 @@ export function nextTurn(): Promise<void> {
   return new Promise((resolve) => setImmediate(resolve));
 }
 
-/** Resolves with `read()` once it is truthy, or rejects after a generous deadline (a state, never a sleep). */
-export async function waitFor<T>(what: string, read: () => T | null | undefined | false, timeoutMs = 30_000): Promise<T> {
+/** How `waitFor` reads again. */
+export interface WaitOptions {
+  /** How long to wait before failing; a generous deadline, not a timing (default 30 s). */
+  readonly timeoutMs?: number;
+  /** Between reads: milliseconds, or `'turn'` for once per event-loop turn (default 20 ms). */
+  readonly every?: number | 'turn';
+  /**
+   * Whether a read that throws is read again (the last error is named if the deadline passes);
+   * by default the error fails the wait at once.
+   */
+  readonly retryErrors?: boolean;
+}
+
+/**
+ * Resolves with `read()` (which may be async) once it is truthy, reading it again until then;
+ * rejects after the deadline, naming `what`. The one polling wait of the tests: a state, never a
+ * sleep. `options` as a number is the deadline in milliseconds.
+ */
+export async function waitFor<T>(
+  what: string,
+  read: () => T | null | undefined | false | Promise<T | null | undefined | false>,
+  options: WaitOptions | number = {},
+): Promise<T> {
+  const { timeoutMs = 30_000, every = 20, retryErrors = false } = typeof options === 'number' ? { timeoutMs: options } : options;
   const deadline = Date.now() + timeoutMs;
+  let last: unknown;
   for (;;) {
-    const value = read();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
+    try {
+      const value = await read();
+      if (value) return value;
+    } catch (error) {
+      if (!retryErrors) throw error;
+      last = error;
+    }
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}${last instanceof Error ? ` (${last.message})` : ''}`);
+    await (every === 'turn' ? nextTurn() : new Promise((resolve) => setTimeout(resolve, every)));
   }
 }

@@ -10,10 +10,10 @@ import { PassThrough } from 'node:stream';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { McpToolSet, withMcpTools } from '@lightsop/runtime/mcp';
 import { chatCommand } from '../../packages/cli/src/commands/chat';
-import { ChatController } from '../../extension/src/chat/controller';
+import type { ChatController } from '../../extension/src/chat/controller';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server';
 import { FILESYSTEM_SERVER, nodeServer } from '../helpers/mcp';
-import { FakePage, testEnvironment, waitFor as waitForValue } from '../chat/helpers';
+import { startChat, testEnvironment, waitFor as waitForValue } from '../chat/helpers';
 import { tempDir, waitFor } from '../sessions/helpers';
 
 let server: LlmServer | null = null;
@@ -90,13 +90,7 @@ describe('approvals of a destructive MCP tool', { timeout: 120_000 }, () => {
       server = await startLlmServer(() => `@w fs.write_file "${target}" "from the panel"\n@lastAnswer final_answer $w`);
       const env = testEnvironment({ server });
       env.skills = { registry: withMcpTools(null, tools), note: null, stamp: 'mcp' };
-      const controller = new ChatController(env, { saveDelayMs: 0, shutdownDrainMs: 2000 });
-      controllers.push(controller);
-      const page = new FakePage();
-      controller.attach(page);
-      await controller.handleMessage({ type: 'ready' });
-      await controller.start();
-      await waitForValue('the first tab', () => page.state.tabs.length > 0 && page.state.activeLoopId);
+      const { controller, page } = await startChat(env, controllers);
       await controller.handleMessage({ type: 'send', loopId: page.state.activeLoopId, text: 'write it' });
       const card = await waitForValue('the approval card', () => page.lastTurn().approvals.find((a) => a.state === 'open'), 60_000);
       expect(card).toMatchObject({ tool: 'fs.write_file', sideEffects: true, destructive: true });

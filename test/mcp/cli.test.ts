@@ -8,20 +8,12 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cli, repoRoot, tempTree } from '../helpers/cli';
 import { EVERYTHING_SERVER, FILESYSTEM_SERVER, nodeServer, startEverythingHttp } from '../helpers/mcp';
+import { waitFor } from '../helpers/sync';
 
 const TEE = path.join(repoRoot, 'test/mcp/fixtures/tee-server.mjs');
 
 function variables(stdout: string): Record<string, { status: string; value: string }> {
   return (JSON.parse(stdout) as { variables: Record<string, { status: string; value: string }> }).variables;
-}
-
-/** Polls until `check` holds (a state, never a fixed sleep). */
-async function waitFor(check: () => boolean, what: string, ms = 30_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
 }
 
 describe('MCP tools in lightsop run and lint', { timeout: 120_000 }, () => {
@@ -92,7 +84,7 @@ describe('MCP tools in lightsop run and lint', { timeout: 120_000 }, () => {
     expect(v.quick!.status).toBe('success');
     expect(v.slow!.status).toBe('canceled');
     expect(res.stderr).toContain('timed out');
-    await waitFor(() => existsSync(log) && readFileSync(log, 'utf8').includes('notifications/cancelled'), 'notifications/cancelled in the server log');
+    await waitFor('notifications/cancelled in the server log', () => existsSync(log) && readFileSync(log, 'utf8').includes('notifications/cancelled'));
     const messages = readFileSync(log, 'utf8').split('\n').filter((l) => l.trim() !== '').map((l) => JSON.parse(l) as { id?: number; method?: string; params?: { requestId?: number; name?: string } });
     const call = messages.find((m) => m.method === 'tools/call' && m.params?.name === 'trigger-long-running-operation')!;
     const echo = messages.find((m) => m.method === 'tools/call' && m.params?.name === 'echo')!;

@@ -12,6 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { CompletionList, Hover, PublishDiagnosticsParams, SignatureHelp } from 'vscode-languageserver';
 import { repoRoot } from '../helpers/cli';
 import { FILESYSTEM_SERVER } from '../helpers/mcp';
+import { waitFor } from '../helpers/sync';
 import { startInProcess, type TestClient } from '../protocol/helpers';
 
 let client: TestClient | undefined;
@@ -35,14 +36,6 @@ afterEach(async () => {
 const MARKER_SERVER = path.join(repoRoot, 'test/mcp/fixtures/marker-server.mjs');
 const uriOf = (name: string) => pathToFileURL(path.join(dir, name)).href;
 const codes = (p: PublishDiagnosticsParams) => p.diagnostics.filter((d) => d.code !== 'unused-variable').map((d) => [d.code, d.range.start.line, d.message]);
-
-async function waitFor(check: () => boolean, what: string, ms = 60_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 async function start(trusted: boolean): Promise<TestClient> {
   client = startInProcess();
@@ -104,7 +97,7 @@ describe('MCP tools in the language server', { timeout: 120_000 }, () => {
     expect(existsSync(marker)).toBe(false);
 
     await c.connection.sendNotification('lightsop/setTrusted', { trusted: true });
-    await waitFor(() => existsSync(marker), 'the server to start once trusted');
+    await waitFor('the server to start once trusted', () => existsSync(marker), 60_000);
     const cleared = await c.diagnostics(configUri, (p) => p.diagnostics.length === 0);
     expect(cleared.diagnostics).toEqual([]);
   });
@@ -117,7 +110,7 @@ describe('MCP tools in the language server', { timeout: 120_000 }, () => {
     expect(failed.diagnostics).toHaveLength(1);
     expect(failed.diagnostics[0]!.message).toMatch(/MCP server "broken": cannot start .*cannot open the database/);
     expect(failed.diagnostics[0]!.range.start.line).toBe(2);
-    await waitFor(() => c.logs.some((l) => l.message.includes('MCP server "broken"')), 'the log line');
+    await waitFor('the log line', () => c.logs.some((l) => l.message.includes('MCP server "broken"')), 60_000);
     const plan = uriOf('plan.sop');
     await c.open(plan, '@a broken.tool x\n@b ');
     // The failed server's tools are not reported unknown; completion answers with the built-ins.

@@ -4,7 +4,12 @@
  * notification the server sends is recorded from the start, so a test can wait for an event
  * that may already have arrived; waits race a timeout and never sleep.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { PassThrough } from 'node:stream';
+import { pathToFileURL } from 'node:url';
+import { afterEach, beforeEach } from 'vitest';
 import {
   createMessageConnection,
   StreamMessageReader,
@@ -229,4 +234,55 @@ export async function openPlan(text: string, uri = 'file:///plans/test.sop', opt
   await client.open(uri, text);
   const diagnostics = await client.diagnosticsFor(uri, 1);
   return { client, uri, diagnostics };
+}
+
+/** A real workspace folder on disk for one test, and the server started on it. */
+export interface TestWorkspace {
+  /** The folder (fresh for each test). */
+  readonly dir: string;
+  /** The folder as the client names it to the server. */
+  readonly folder: WorkspaceFolder;
+  /** The path of `name` in the folder. */
+  file(name: string): string;
+  /** The file URI of `name` in the folder. */
+  uriOf(name: string): string;
+  /** Writes `name`: a string as it is, anything else as indented JSON. */
+  write(name: string, content: unknown): void;
+  /** Starts the server in-process and initializes it with the folder (unless `options` says otherwise). */
+  start(options?: StartOptions): Promise<TestClient>;
+}
+
+/**
+ * Registers the file's hooks: before each test a fresh temporary folder; after it the server the
+ * test started is disposed and the folder removed.
+ */
+export function useTestWorkspace(prefix: string): TestWorkspace {
+  let dir = '';
+  let client: TestClient | undefined;
+  beforeEach(() => {
+    dir = mkdtempSync(path.join(tmpdir(), prefix));
+  });
+  afterEach(() => {
+    client?.dispose();
+    client = undefined;
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const file = (name: string) => path.join(dir, name);
+  const folder = (): WorkspaceFolder => ({ uri: pathToFileURL(dir).href, name: 'ws' });
+  return {
+    get dir() {
+      return dir;
+    },
+    get folder() {
+      return folder();
+    },
+    file,
+    uriOf: (name) => pathToFileURL(file(name)).href,
+    write: (name, content) => writeFileSync(file(name), typeof content === 'string' ? content : JSON.stringify(content, null, 2)),
+    async start(options = {}) {
+      client = startInProcess();
+      await client.initialize({ workspaceFolders: [folder()], ...options });
+      return client;
+    },
+  };
 }

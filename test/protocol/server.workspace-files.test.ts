@@ -4,34 +4,12 @@
 // them: it reports the problem on the config and keeps answering, instead of hanging on the FIFO
 // or reading hundreds of megabytes.
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startInProcess, type TestClient } from './helpers';
+import { truncateSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { useTestWorkspace, type TestClient } from './helpers';
 
-let client: TestClient | undefined;
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'lightsop-wsfiles-'));
-});
-afterEach(() => {
-  client?.dispose();
-  client = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const file = (name: string) => path.join(dir, name);
-const uriOf = (name: string) => pathToFileURL(file(name)).href;
-const write = (name: string, content: unknown) => writeFileSync(file(name), typeof content === 'string' ? content : JSON.stringify(content));
+const { file, uriOf, write, start } = useTestWorkspace('lightsop-wsfiles-');
 const fifo = (name: string) => execFileSync('mkfifo', [file(name)]);
-
-async function start(): Promise<TestClient> {
-  client = startInProcess();
-  await client.initialize({ workspaceFolders: [{ uri: pathToFileURL(dir).href, name: 'ws' }] });
-  return client;
-}
 
 /** The skills-not-loaded message on the config, after which a plan still gets its diagnostics. */
 async function skillsProblem(c: TestClient): Promise<string> {

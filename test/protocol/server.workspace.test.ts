@@ -1,37 +1,15 @@
 // The workspace model over JSON-RPC, on real temporary folders: lightsop.config.json and the
 // skills file it names, watched-file changes, a bad config reported on the config file, and
 // the trust rule for skills modules (refused and reported until the client trusts the workspace).
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { pathToFileURL } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { PublishDiagnosticsParams } from 'vscode-languageserver';
-import { RICH_CAPABILITIES, startInProcess, textOf, type TestClient } from './helpers';
+import { RICH_CAPABILITIES, textOf, useTestWorkspace } from './helpers';
 
-let client: TestClient | undefined;
-let dir: string;
-beforeEach(() => {
-  dir = mkdtempSync(path.join(tmpdir(), 'lightsop-ws-'));
-});
-afterEach(() => {
-  client?.dispose();
-  client = undefined;
-  rmSync(dir, { recursive: true, force: true });
-});
-
-const file = (name: string) => path.join(dir, name);
-const uriOf = (name: string) => pathToFileURL(file(name)).href;
-const write = (name: string, content: unknown) => writeFileSync(file(name), typeof content === 'string' ? content : JSON.stringify(content, null, 2));
+const ws = useTestWorkspace('lightsop-ws-');
+const { uriOf, write, start } = ws;
 const unknownCommands = (p: PublishDiagnosticsParams) => p.diagnostics.filter((d) => d.code === 'unknown-command').map((d) => d.message);
 
 const PLAN = '@page fetch "https://example.org"\n@short summarize $page\n@lastAnswer final_answer $short\n';
-
-async function start(options: { initializationOptions?: unknown } = {}) {
-  client = startInProcess();
-  await client.initialize({ workspaceFolders: [{ uri: pathToFileURL(dir).href, name: 'ws' }], ...options });
-  return client;
-}
 
 describe('workspace', () => {
   it('makes unknown-command appear and disappear when the skills file changes', async () => {
@@ -165,11 +143,7 @@ describe('workspace', () => {
   it('handles watched-file notifications from a client that cannot register watchers', async () => {
     write('lightsop.config.json', { skills: './skills.json' });
     write('skills.json', { fetch: 'x', summarize: 'y' });
-    client = startInProcess();
-    await client.initialize({
-      workspaceFolders: [{ uri: pathToFileURL(dir).href, name: 'ws' }],
-      capabilities: { ...RICH_CAPABILITIES, workspace: { workspaceFolders: true } },
-    });
+    const client = await start({ capabilities: { ...RICH_CAPABILITIES, workspace: { workspaceFolders: true } } });
     const plan = uriOf('plan.sop');
     await client.open(plan, PLAN);
     expect(unknownCommands(await client.diagnosticsFor(plan, 1))).toEqual([]);
@@ -183,14 +157,13 @@ describe('workspace', () => {
   it('picks up a workspace folder added later (workspace/didChangeWorkspaceFolders)', async () => {
     write('lightsop.config.json', { skills: './skills.json' });
     write('skills.json', { fetch: 'x' });
-    client = startInProcess();
-    await client.initialize({ workspaceFolders: [] });
+    const client = await start({ workspaceFolders: [] });
     const plan = uriOf('plan.sop');
     await client.open(plan, PLAN);
     expect(unknownCommands(await client.diagnosticsFor(plan, 1))).toEqual([]);
     const mark = client.diagnosticsLog.length;
     await client.connection.sendNotification('workspace/didChangeWorkspaceFolders', {
-      event: { added: [{ uri: pathToFileURL(dir).href, name: 'ws' }], removed: [] },
+      event: { added: [ws.folder], removed: [] },
     });
     expect(unknownCommands(await client.diagnostics(plan, () => true, mark))).toHaveLength(1);
   });

@@ -11,6 +11,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { parseRunRecord } from '../../packages/runtime/src/index';
 import { ensureBuilt, lightsop, lightsopAsync, repoRoot, tempTree } from '../helpers/cli';
 import { startLlmServer, type LlmServer } from '../helpers/llm-server';
+import { waitFor } from '../helpers/sync';
 import { killAll, removeTempDirs, spawnCli } from '../distributed/procs';
 
 /** The slice of Ajv's API the test uses. */
@@ -29,15 +30,6 @@ function schemaValid(text: string): { type: string; [key: string]: unknown }[] {
     expect(validateLine(parsed), `line ${i + 1}: ${JSON.stringify(validateLine.errors)}`).toBe(true);
     return parsed;
   });
-}
-
-/** Polls until `check` returns true (a state, never a clock), or fails after a generous deadline. */
-async function waitUntil(check: () => boolean, what: string, deadlineMs = 30_000): Promise<void> {
-  const end = Date.now() + deadlineMs;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 beforeAll(() => ensureBuilt());
@@ -96,7 +88,7 @@ describe('lightsop run --record and lightsop replay', () => {
     const proc = spawnCli(['run', 'plan.sop', '--skills', 'skills.mjs', '--record', record], { cwd: dir });
     try {
       // The state to kill in: @c has finished and @slow is running.
-      await waitUntil(() => existsSync(record) && /"command-start"[^\n]*"variable":"slow"/.test(readFileSync(record, 'utf8')), '@slow to start');
+      await waitFor('@slow to start', () => existsSync(record) && /"command-start"[^\n]*"variable":"slow"/.test(readFileSync(record, 'utf8')));
       proc.signal('SIGKILL');
       expect(await proc.exited).toBe(128 + 9);
     } finally {

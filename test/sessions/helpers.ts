@@ -5,6 +5,7 @@
 import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { waitFor as waitForState } from '../helpers/sync';
 import type {
   ApprovalDecision, CallOptions, CompleteRequest, Interpretation, ReplyIntent, SessionAgent, SessionChatMessage, Supervisor, ToolChoice
 } from '@lightsop/sessions';
@@ -94,29 +95,11 @@ export function decision(tool: string, prompt?: string, reason?: string): string
   return [`## tool`, tool, ...(prompt !== undefined ? ['## prompt', prompt] : []), ...(reason ? ['## reason', reason] : [])].join('\n');
 }
 
-export interface Deferred<T> {
-  promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
+export { deferred, type Deferred } from '../helpers/sync';
 
-export function deferred<T = void>(): Deferred<T> {
-  let resolve!: (v: T) => void;
-  let reject!: (e: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
-
-/** Waits until the predicate holds, checking on each macrotask; fails after the timeout. */
+/** Waits until the predicate holds, reading it every 5 ms; fails after the timeout (the shared `waitFor`). */
 export async function waitFor(predicate: () => boolean, timeoutMs = 15000, what = 'condition'): Promise<void> {
-  const start = Date.now();
-  while (!predicate()) {
-    if (Date.now() - start > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
+  await waitForState(what, predicate, { timeoutMs, every: 5 });
 }
 
 /** Whether a process exists (signal 0 checks without sending anything). */

@@ -2,30 +2,24 @@
 // extension serves, with its nonce CSP, and the page script bundled by esbuild as
 // scripts/build.mjs does. A stub `acquireVsCodeApi` records the intents the page posts; the test
 // plays the host, posting the state and panel events the controller would post.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bundlePage, launchChromium } from './page-harness';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { expectOnlyTheNoncedScriptRuns, useWebviewPages } from './page-harness';
 import { chatHtml } from '../../extension/src/chat/html';
 import { applyPanelEvent, emptyState, type ChatState, type PanelEvent, type ProgressView, type RegistryEventView } from '../../extension/src/chat/model';
-import type { FromChatWebview, ToChatWebview } from '../../extension/src/chat/protocol';
+import type { ToChatWebview } from '../../extension/src/chat/protocol';
 import { planSteps } from '../../extension/src/chat/controller';
 
-const ORIGIN = 'https://webview.test';
-const NONCE = 'ChatNonce0123456789abcdefABCDEF0';
 const A = 'aaaaaaaa-0000-4000-8000-000000000001';
 const B = 'bbbbbbbb-0000-4000-8000-000000000002';
 
 declare global {
   interface Window {
-    __chatPosted: FromChatWebview[];
-    __chatViolations: string[];
-    __chatInline?: number;
     xssHit?: number;
   }
 }
 
-let browser: Browser;
-let script: string;
+const pages = useWebviewPages({ entry: 'extension/src/chat/webview.ts', html: chatHtml, viewport: { width: 1000, height: 800 }, timeout: 8000 });
 let page: Page;
 let seq = 0;
 
@@ -51,54 +45,17 @@ async function host(message: ToChatWebview): Promise<void> {
   await page.waitForFunction((n) => Number(document.body.dataset.rendered ?? '0') > n, before, { timeout: 5000 });
 }
 const events = (...list: PanelEvent[]) => host({ type: 'events', events: list });
-const posted = () => page.evaluate(() => window.__chatPosted.filter((m) => m.type !== 'ready'));
-const clearPosted = () => page.evaluate(() => void (window.__chatPosted = []));
-
-beforeAll(async () => {
-  script = await bundlePage('extension/src/chat/webview.ts');
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
+const posted = () => page.evaluate(() => window.__posted.filter((m) => m.type !== 'ready'));
+const clearPosted = () => page.evaluate(() => void (window.__posted = []));
 
 beforeEach(async () => {
-  page = await (await browser.newContext({ viewport: { width: 1000, height: 800 } })).newPage();
-  page.setDefaultTimeout(8000);
-  await page.addInitScript(() => {
-    window.__chatPosted = [];
-    window.__chatViolations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__chatViolations.push(`${e.violatedDirective} ${e.blockedURI}`));
-    let saved: unknown;
-    (window as unknown as { acquireVsCodeApi: () => unknown }).acquireVsCodeApi = () => ({
-      postMessage: (m: FromChatWebview) => window.__chatPosted.push(m),
-      getState: () => saved,
-      setState: (s: unknown) => void (saved = s),
-    });
-  });
-  await page.route(`${ORIGIN}/**`, (route) => {
-    const url = new URL(route.request().url());
-    if (url.pathname === '/index.html') return route.fulfill({ contentType: 'text/html', body: chatHtml({ cspSource: ORIGIN, scriptUri: `${ORIGIN}/dist/chat-webview.js`, nonce: NONCE }) });
-    if (url.pathname === '/dist/chat-webview.js') return route.fulfill({ contentType: 'text/javascript', body: script });
-    return route.fulfill({ status: 404, body: '' });
-  });
-  await page.goto(`${ORIGIN}/index.html`);
-  await page.waitForFunction(() => window.__chatPosted.some((m) => m.type === 'ready'), undefined, { timeout: 10000 });
+  page = await pages.open();
   await host({ type: 'state', state: baseState() });
 });
 
 describe('the chat page in Chromium', () => {
   it('loads its script under the nonce CSP, says ready, and runs no inline script', async () => {
-    expect(await page.evaluate(() => window.__chatPosted)).toEqual([{ type: 'ready' }]);
-    await page.evaluate(() => {
-      const s = document.createElement('script');
-      s.textContent = 'window.__chatInline = 1';
-      document.body.appendChild(s);
-    });
-    await page.waitForFunction(() => window.__chatViolations.length > 0, undefined, { timeout: 5000 });
-    expect(await page.evaluate(() => window.__chatInline)).toBeUndefined();
-    expect(await page.evaluate(() => window.__chatViolations)).toEqual([expect.stringMatching(/^script-src/)]);
+    await expectOnlyTheNoncedScriptRuns(page);
   });
 
   it('tabs: the highlight follows ActiveLoopChanged only; close asks the host; the composer sends to the focused tab', async () => {
@@ -259,7 +216,7 @@ describe('the chat page in Chromium', () => {
     expect(await page.$$eval('.answer a', (a) => a.map((x) => [x.textContent, x.getAttribute('href')]))).toEqual([['good', 'https://example.org']]);
     expect(await page.textContent('.answer pre code')).toBe('<script>window.xssHit=3</script>');
     expect(await page.evaluate(() => window.xssHit)).toBeUndefined();
-    expect(await page.evaluate(() => window.__chatViolations)).toEqual([]);
+    expect(await page.evaluate(() => window.__violations)).toEqual([]);
   });
 
   it('a link shows its real destination: a URL-like label pointing elsewhere is text followed by the real URL', async () => {

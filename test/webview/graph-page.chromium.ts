@@ -1,26 +1,14 @@
 // The Plan Graph page (extension/src/graph: html.ts + webview.ts) in a real Chromium: the exact
 // HTML the extension serves, with its nonce CSP, and the webview script bundled by esbuild as
 // scripts/build.mjs does. A stub `acquireVsCodeApi` records what the page posts to the extension.
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { bundlePage, launchChromium } from './page-harness';
+import type { Page } from 'playwright-core';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { expectOnlyTheNoncedScriptRuns, useWebviewPages } from './page-harness';
 import { graphHtml } from '../../extension/src/graph/html';
-import type { FromWebview, ToWebview } from '../../extension/src/graph/protocol';
+import type { ToWebview } from '../../extension/src/graph/protocol';
 
-const ORIGIN = 'https://webview.test';
-const NONCE = 'TestNonce0123456789abcdefABCDEF0';
-
-let browser: Browser;
-let script: string;
+const pages = useWebviewPages({ entry: 'extension/src/graph/webview.ts', html: graphHtml, viewport: { width: 900, height: 700 } });
 let page: Page;
-
-declare global {
-  interface Window {
-    __posted: FromWebview[];
-    __violations: string[];
-    __inline?: number;
-  }
-}
 
 const HELLO: ToWebview = {
   type: 'graph',
@@ -57,46 +45,13 @@ async function nodes(): Promise<{ name: string; status: string; x: number; y: nu
   }));
 }
 
-beforeAll(async () => {
-  script = await bundlePage('extension/src/graph/webview.ts');
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
-});
-
 beforeEach(async () => {
-  page = await (await browser.newContext({ viewport: { width: 900, height: 700 } })).newPage();
-  await page.addInitScript(() => {
-    window.__posted = [];
-    window.__violations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-    (window as unknown as { acquireVsCodeApi: () => unknown }).acquireVsCodeApi = () => ({ postMessage: (m: FromWebview) => window.__posted.push(m) });
-  });
-  await page.route(`${ORIGIN}/**`, (route) => {
-    const url = new URL(route.request().url());
-    if (url.pathname === '/index.html') {
-      return route.fulfill({ contentType: 'text/html', body: graphHtml({ cspSource: ORIGIN, scriptUri: `${ORIGIN}/dist/graph-webview.js`, nonce: NONCE }) });
-    }
-    if (url.pathname === '/dist/graph-webview.js') return route.fulfill({ contentType: 'text/javascript', body: script });
-    return route.fulfill({ status: 404, body: '' });
-  });
-  await page.goto(`${ORIGIN}/index.html`);
-  await page.waitForFunction(() => window.__posted.some((m) => m.type === 'ready'), undefined, { timeout: 10000 });
+  page = await pages.open();
 });
 
 describe('the Plan Graph page in Chromium', () => {
   it('loads its script under the nonce CSP, says ready, and runs no inline script', async () => {
-    expect(await page.evaluate(() => window.__posted)).toEqual([{ type: 'ready' }]);
-    await page.evaluate(() => {
-      const s = document.createElement('script');
-      s.textContent = 'window.__inline = 1';
-      document.body.appendChild(s);
-    });
-    await page.waitForFunction(() => window.__violations.length > 0, undefined, { timeout: 5000 });
-    expect(await page.evaluate(() => window.__inline)).toBeUndefined();
-    expect(await page.evaluate(() => window.__violations)).toEqual([expect.stringMatching(/^script-src/)]);
+    await expectOnlyTheNoncedScriptRuns(page);
   });
 
   it('draws one node per declaration and one edge per dependency, laid out top-down without overlaps', async () => {

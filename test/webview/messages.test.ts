@@ -4,8 +4,10 @@
 import { describe, expect, it } from 'vitest';
 import { PlanGraphRequest, PlanOutlineRequest, SetSkillsNotification, SetTrustedNotification } from '@lightsop/language-server';
 import { graphHtml } from '../../extension/src/graph/html';
+import { timelineHtml } from '../../extension/src/timeline/html';
 import { makeNonce } from '../../extension/src/webview-page';
 import { isFromWebview } from '../../extension/src/graph/protocol';
+import { expectLockedDownPage } from './page-html';
 import { PLAN_GRAPH_METHOD, PLAN_OUTLINE_METHOD, SET_SKILLS_METHOD, SET_TRUSTED_METHOD } from '../../extension/src/server-protocol';
 
 describe('messages from the graph page', () => {
@@ -19,17 +21,12 @@ describe('messages from the graph page', () => {
 });
 
 describe('the graph page HTML', () => {
-  const html = graphHtml({ cspSource: 'https://x.vscode-cdn.net', scriptUri: 'https://x.vscode-cdn.net/dist/graph-webview.js?"a"', nonce: 'N0nce' });
-  const csp = /<meta http-equiv="Content-Security-Policy" content="([^"]*)">/.exec(html)?.[1] ?? '';
-
   it('allows only the nonce for scripts and styles, and nothing by default', () => {
-    expect(csp).toContain("default-src 'none'");
-    expect(csp).toContain("script-src 'nonce-N0nce'");
-    expect(csp).toContain("style-src https://x.vscode-cdn.net 'nonce-N0nce'");
-    expect(csp).not.toContain('unsafe-inline');
-    expect(csp).not.toContain('unsafe-eval');
-    expect(html).toContain('<script nonce="N0nce" src="https://x.vscode-cdn.net/dist/graph-webview.js?&quot;a&quot;"></script>');
-    expect(html.match(/<script/g)).toHaveLength(1);
+    expectLockedDownPage(graphHtml, 'graph-webview.js');
+  });
+
+  it('so does the Run Timeline page', () => {
+    expectLockedDownPage(timelineHtml, 'timeline-webview.js');
   });
 
   it('makes 32-character alphanumeric nonces from the random source', () => {

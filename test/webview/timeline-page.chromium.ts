@@ -4,27 +4,18 @@
 // `acquireVsCodeApi` records what the page posts. Screenshots go to test-results/timeline-*.png.
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Page } from 'playwright-core';
+import { beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { parseRunRecord } from '@lightsop/runtime';
-import { bundlePage, launchChromium } from './page-harness';
+import { expectOnlyTheNoncedScriptRuns, useWebviewPages } from './page-harness';
 import { timelineHtml } from '../../extension/src/timeline/html';
-import type { FromTimelineWebview, ToTimelineWebview } from '../../extension/src/timeline/protocol';
+import type { ToTimelineWebview } from '../../extension/src/timeline/protocol';
 import { timelineOf } from '../../extension/src/timeline/timeline-data';
 
-const ORIGIN = 'https://webview.test';
-const NONCE = 'TestNonce0123456789abcdefABCDEF0';
 const SHOTS = path.resolve(__dirname, '../../test-results');
 
-let browser: Browser;
-let script: string;
+const pages = useWebviewPages({ entry: 'extension/src/timeline/webview.ts', html: timelineHtml, viewport: { width: 1000, height: 420 } });
 let page: Page;
-
-declare global {
-  interface Window {
-    __timelinePosted: FromTimelineWebview[];
-  }
-}
 
 const header = { type: 'run', schema: 'lightsop-run-record', version: 1, tool: { name: 'lightsop', version: '0' }, startedAt: '2026-12-02T00:00:00.000Z', t: 0, plan: { file: 'examples/report.sop', text: '', sha256: '0', english: false }, input: { supplied: false }, commands: [] };
 const start = (seq: number, variable: string, command: string, t: number, lineNumber: number, dependencies: string[] = []) => ({ type: 'command-start', seq, variable, command, args: [], raw: `@${variable} ${command} ${dependencies.map((d) => `$${d}`).join(' ')}`, lineNumber, dependencies, comment: '', time: '', t });
@@ -55,47 +46,17 @@ async function bars(): Promise<{ seq: string; cls: string; x: number; w: number;
   }));
 }
 
-beforeAll(async () => {
+beforeAll(() => {
   mkdirSync(SHOTS, { recursive: true });
-  script = await bundlePage('extension/src/timeline/webview.ts');
-  browser = await launchChromium();
-});
-
-afterAll(async () => {
-  await browser?.close();
 });
 
 beforeEach(async () => {
-  page = await (await browser.newContext({ viewport: { width: 1000, height: 420 } })).newPage();
-  await page.addInitScript(() => {
-    window.__timelinePosted = [];
-    window.__violations = [];
-    document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
-    (window as unknown as { acquireVsCodeApi: () => unknown }).acquireVsCodeApi = () => ({ postMessage: (m: FromTimelineWebview) => window.__timelinePosted.push(m) });
-  });
-  await page.route(`${ORIGIN}/**`, (route) => {
-    const url = new URL(route.request().url());
-    if (url.pathname === '/index.html') {
-      return route.fulfill({ contentType: 'text/html', body: timelineHtml({ cspSource: ORIGIN, scriptUri: `${ORIGIN}/dist/timeline-webview.js`, nonce: NONCE }) });
-    }
-    if (url.pathname === '/dist/timeline-webview.js') return route.fulfill({ contentType: 'text/javascript', body: script });
-    return route.fulfill({ status: 404, body: '' });
-  });
-  await page.goto(`${ORIGIN}/index.html`);
-  await page.waitForFunction(() => window.__timelinePosted.some((m) => m.type === 'ready'), undefined, { timeout: 10000 });
+  page = await pages.open();
 });
 
 describe('the Run Timeline page in Chromium', () => {
   it('loads its script under the nonce CSP, says ready, and runs no inline script', async () => {
-    expect(await page.evaluate(() => window.__timelinePosted)).toEqual([{ type: 'ready' }]);
-    await page.evaluate(() => {
-      const s = document.createElement('script');
-      s.textContent = 'window.__inline = 1';
-      document.body.appendChild(s);
-    });
-    await page.waitForFunction(() => window.__violations.length > 0, undefined, { timeout: 5000 });
-    expect(await page.evaluate(() => window.__inline)).toBeUndefined();
-    expect(await page.evaluate(() => window.__violations)).toEqual([expect.stringMatching(/^script-src/)]);
+    await expectOnlyTheNoncedScriptRuns(page);
   });
 
   it('draws a bar per command on one time axis, coloured by status, the critical path marked', async () => {
@@ -139,8 +100,8 @@ describe('the Run Timeline page in Chromium', () => {
     await page.click('.bar[data-seq="4"]');
     await page.focus('.bar[data-seq="6"]');
     await page.keyboard.press('Enter');
-    await page.waitForFunction(() => window.__timelinePosted.length >= 3);
-    expect(await page.evaluate(() => window.__timelinePosted.slice(1))).toEqual([{ type: 'reveal', seq: 4 }, { type: 'reveal', seq: 6 }]);
+    await page.waitForFunction(() => window.__posted.length >= 3);
+    expect(await page.evaluate(() => window.__posted.slice(1))).toEqual([{ type: 'reveal', seq: 4 }, { type: 'reveal', seq: 6 }]);
   });
 
   it('shows names, commands and values as text, never as markup; an unfinished record is said', async () => {

@@ -9,13 +9,12 @@
  * from it checked (protocol.ts). Disposing the panel stops nothing; deactivation shuts the
  * registry down (shutdown()).
  */
-import { randomBytes } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { OpenAiCompatibleAgent, redactSecrets } from '@lightsop/runtime';
 import { getApiKey, setApiKey } from '../api-key';
-import { makeNonce } from '../webview-page';
+import { webviewOrigin } from '../webview-panel';
 import { DISPLAY_NAME, LANGUAGE_ID } from '../language';
 import { EMPTY_REGISTRY, loadPlanRegistry } from '../run/plan-skills';
 import { planSettings } from '../settings';
@@ -199,11 +198,7 @@ export class ChatPanels implements vscode.Disposable {
     const controller = this.controller();
     this.#attachment = controller.attach(panel.webview);
     const received = panel.webview.onDidReceiveMessage((message: unknown) => void controller.handleMessage(message));
-    panel.webview.html = chatHtml({
-      cspSource: panel.webview.cspSource,
-      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'chat-webview.js')).toString(),
-      nonce: makeNonce((n) => randomBytes(n)),
-    });
+    panel.webview.html = chatHtml(webviewOrigin(panel.webview, dist, 'chat-webview.js'));
     panel.onDidDispose(() => {
       received.dispose();
       this.#attachment?.dispose();

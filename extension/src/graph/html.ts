@@ -3,35 +3,13 @@
  * carry the nonce; the one style block too), so the page runs nothing but graph-webview.js. Pure function, no `vscode` import,
  * so the webview tests can load exactly this page.
  */
+import { STATUS_PAGE_STYLE } from '../status-page-style';
 import { webviewPage, type WebviewPageOrigin } from '../webview-page';
 
 export type GraphHtmlOptions = WebviewPageOrigin;
 
-const STYLE = `  :root {
-    --lsop-success: var(--vscode-testing-iconPassed, #388a34);
-    --lsop-fail: var(--vscode-testing-iconFailed, #e51400);
-    --lsop-canceled: var(--vscode-charts-orange, #d18616);
-    --lsop-running: var(--vscode-charts-blue, #1a85ff);
-    --lsop-undefined: var(--vscode-disabledForeground, #8c8c8c);
-    --lsop-node-bg: var(--vscode-editorWidget-background, #f3f3f3);
-    --lsop-border: var(--vscode-editorWidget-border, #c8c8c8);
-  }
-  html, body { margin: 0; padding: 0; height: 100%; }
-  body { font-family: var(--vscode-font-family, sans-serif); font-size: var(--vscode-font-size, 13px);
-         color: var(--vscode-foreground, #333); background: var(--vscode-editor-background, #fff); }
-  header { display: flex; flex-wrap: wrap; gap: 0.3em 1em; align-items: baseline; padding: 6px 12px;
-           border-bottom: 1px solid var(--lsop-border); }
-  header > * { white-space: nowrap; }
-  header h1 { font-size: 1.05em; margin: 0; font-weight: 600; }
-  #summary { opacity: 0.8; }
-  .legend { margin-left: auto; display: flex; gap: 0.8em; font-size: 0.9em; }
-  .legend span { white-space: nowrap; }
-  .legend span::before { content: ""; display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em;
-                         border-radius: 2px; vertical-align: -0.05em; background: currentColor; }
-  .legend .success { color: var(--lsop-success); } .legend .fail { color: var(--lsop-fail); }
-  .legend .running { color: var(--lsop-running); } .legend .canceled { color: var(--lsop-canceled); }
-  .legend .undefined { color: var(--lsop-undefined); }
-  #note { padding: 1em 12px; opacity: 0.85; }
+const STYLE = `${STATUS_PAGE_STYLE}  :root { --lsop-node-bg: var(--vscode-editorWidget-background, #f3f3f3); }
+  html, body { height: 100%; }
   body { display: flex; flex-direction: column; }
   #canvas { overflow: auto; flex: 1; }
   svg { display: block; margin: 12px auto; }

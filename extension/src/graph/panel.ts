@@ -8,13 +8,12 @@
  * The page is locked down: a nonce CSP, `localResourceRoots` limited to dist/, the script
  * loaded through `asWebviewUri`, and every incoming message checked (protocol.ts).
  */
-import { randomBytes } from 'node:crypto';
 import path from 'node:path';
 import * as vscode from 'vscode';
 import { isPlanDocument } from '../language';
 import type { PlanFacts } from '../plan-facts';
 import type { ResultsStore } from '../run/results';
-import { makeNonce } from '../webview-page';
+import { openPagePanel } from '../webview-panel';
 import { graphFromServer, graphOfGeneratedPlan, type PageGraph } from './graph-data';
 import { graphHtml } from './html';
 import { isFromWebview, type NodeState, type ToWebview } from './protocol';
@@ -71,20 +70,9 @@ export class GraphPanels implements vscode.Disposable {
       this.sendGraph(existing);
       return;
     }
-    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const panel = vscode.window.createWebviewPanel('lightsop.planGraph', `Graph: ${path.basename(doc.uri.path)}`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-      enableScripts: true,
-      localResourceRoots: [dist],
-      retainContextWhenHidden: false,
-    });
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'images', 'sop-file.svg');
+    const panel = openPagePanel(this.extensionUri, { viewType: 'lightsop.planGraph', title: `Graph: ${path.basename(doc.uri.path)}`, script: 'graph-webview.js', html: graphHtml });
     const entry: PanelEntry = { panel, uri: doc.uri, ready: false, timer: null, asked: 0, reveal: new Map() };
     this.panels.set(key, entry);
-    panel.webview.html = graphHtml({
-      cspSource: panel.webview.cspSource,
-      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'graph-webview.js')).toString(),
-      nonce: makeNonce((n) => randomBytes(n)),
-    });
     panel.webview.onDidReceiveMessage((message: unknown) => {
       if (!isFromWebview(message)) return;
       if (message.type === 'ready') {

@@ -4,40 +4,21 @@
  * but timeline-webview.js. Pure function, no `vscode` import, so the webview tests load exactly
  * this page.
  */
+import { STATUS_PAGE_STYLE } from '../status-page-style';
 import { webviewPage, type WebviewPageOrigin } from '../webview-page';
 
 export type TimelineHtmlOptions = WebviewPageOrigin;
 
-const STYLE = `  :root {
-    --lsop-success: var(--vscode-testing-iconPassed, #388a34);
-    --lsop-fail: var(--vscode-testing-iconFailed, #e51400);
-    --lsop-canceled: var(--vscode-charts-orange, #d18616);
-    --lsop-running: var(--vscode-charts-blue, #1a85ff);
-    --lsop-undefined: var(--vscode-disabledForeground, #8c8c8c);
+const STYLE = `${STATUS_PAGE_STYLE}  :root {
     --lsop-critical: var(--vscode-charts-purple, #8a3ffc);
-    --lsop-border: var(--vscode-editorWidget-border, #c8c8c8);
     --lsop-grid: var(--vscode-editorIndentGuide-background, #e4e4e4);
   }
-  html, body { margin: 0; padding: 0; }
-  body { font-family: var(--vscode-font-family, sans-serif); font-size: var(--vscode-font-size, 13px);
-         color: var(--vscode-foreground, #333); background: var(--vscode-editor-background, #fff); }
-  header { display: flex; flex-wrap: wrap; gap: 0.3em 1em; align-items: baseline; padding: 6px 12px;
-           border-bottom: 1px solid var(--lsop-border); }
-  header > * { white-space: nowrap; }
-  header h1 { font-size: 1.05em; margin: 0; font-weight: 600; }
-  #summary, #source { opacity: 0.8; }
+  #source { opacity: 0.8; }
   #summary { white-space: normal; }
-  .legend { margin-left: auto; display: flex; flex-wrap: wrap; gap: 0.2em 0.8em; font-size: 0.9em; }
+  .legend { flex-wrap: wrap; gap: 0.2em 0.8em; }
   header > .legend { white-space: normal; }
-  .legend span { white-space: nowrap; }
-  .legend span::before { content: ""; display: inline-block; width: 0.8em; height: 0.8em; margin-right: 0.3em;
-                         border-radius: 2px; vertical-align: -0.05em; background: currentColor; }
-  .legend .success { color: var(--lsop-success); } .legend .fail { color: var(--lsop-fail); }
-  .legend .running { color: var(--lsop-running); } .legend .canceled { color: var(--lsop-canceled); }
-  .legend .undefined { color: var(--lsop-undefined); }
   .legend .critical::before { background: none; border: 2px solid var(--lsop-critical); box-sizing: border-box; }
   .legend .critical { color: var(--vscode-foreground, #333); }
-  #note { padding: 1em 12px; opacity: 0.85; }
   #chart { padding: 8px 12px 16px; }
   .row { display: grid; grid-template-columns: minmax(5em, min(16em, 35%)) minmax(0, 1fr); align-items: center; min-height: 24px; }
   .row .label { overflow: hidden; text-overflow: ellipsis; white-space: nowrap; padding-right: 8px; }

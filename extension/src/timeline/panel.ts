@@ -9,7 +9,6 @@
  * Like the graph page: a nonce CSP, `localResourceRoots` limited to dist/, the script loaded
  * through `asWebviewUri`, and every incoming message checked (protocol.ts).
  */
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
@@ -18,7 +17,7 @@ import { parseRunRecord, RunRecordError, type RunRecord } from '@lightsop/runtim
 import { LANGUAGE_ID } from '../language';
 import { editorPositionOfLineColumn } from '../positions';
 import type { RecordedRun, RunHistory } from '../run/run-records';
-import { makeNonce } from '../webview-page';
+import { openPagePanel } from '../webview-panel';
 import { timelineHtml } from './html';
 import { isFromTimelineWebview, type ToTimelineWebview } from './protocol';
 import { timelineOf, type Timeline } from './timeline-data';
@@ -94,20 +93,9 @@ export class TimelinePanel implements vscode.Disposable {
       this.panel.reveal(vscode.ViewColumn.Beside, true);
       return;
     }
-    const dist = vscode.Uri.joinPath(this.extensionUri, 'dist');
-    const panel = vscode.window.createWebviewPanel('lightsop.runTimeline', 'Run Timeline', { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
-      enableScripts: true,
-      localResourceRoots: [dist],
-      retainContextWhenHidden: false,
-    });
-    panel.iconPath = vscode.Uri.joinPath(this.extensionUri, 'images', 'sop-file.svg');
+    const panel = openPagePanel(this.extensionUri, { viewType: 'lightsop.runTimeline', title: 'Run Timeline', script: 'timeline-webview.js', html: timelineHtml });
     this.panel = panel;
     this.ready = false;
-    panel.webview.html = timelineHtml({
-      cspSource: panel.webview.cspSource,
-      scriptUri: panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, 'timeline-webview.js')).toString(),
-      nonce: makeNonce((n) => randomBytes(n)),
-    });
     panel.webview.onDidReceiveMessage((message: unknown) => {
       if (!isFromTimelineWebview(message)) return;
       if (message.type === 'ready') {

@@ -333,6 +333,19 @@ function outcomeAnswer(outcome: TurnOutcome): string {
   return typeof answer === 'string' ? answer : JSON.stringify(answer);
 }
 
+/**
+ * A live view of a loop, what its handle and its controller both are: `id`, `mode` and `model`
+ * read at each access (the model a copy), then `methods`.
+ */
+function loopView<T extends object>(loop: LiveLoop, methods: T): LoopHandle & T {
+  const view = Object.defineProperties({}, {
+    id: { get: () => loop.id, enumerable: true, configurable: true },
+    mode: { get: () => loop.mode, enumerable: true, configurable: true },
+    model: { get: () => cloneModel(loop.model), enumerable: true, configurable: true },
+  }) as LoopHandle;
+  return Object.assign(view, methods);
+}
+
 /** One live loop: an actor with a control surface, an input queue and its two sessions. */
 class LiveLoop {
   state: LoopState = 'registered';
@@ -363,32 +376,12 @@ class LiveLoop {
   ) {
     this.mode = mode;
     this.model = registry.modeModel(definition, mode);
-    const self = this;
-    this.handle = {
-      get id() {
-        return self.id;
-      },
-      get mode() {
-        return self.mode;
-      },
-      get model() {
-        return cloneModel(self.model);
-      },
-    };
-    this.controller = {
-      get id() {
-        return self.id;
-      },
-      get mode() {
-        return self.mode;
-      },
-      get model() {
-        return cloneModel(self.model);
-      },
-      setMode: (m, o) => registry.setMode(self, m, o),
-      change: (c, o) => registry.change(self, c, o),
-      interrupt: (o) => registry.interruptSubtree(self, o),
-    };
+    this.handle = loopView(this, {});
+    this.controller = loopView<Omit<LoopController, keyof LoopHandle>>(this, {
+      setMode: (m, o) => registry.setMode(this, m, o),
+      change: (c, o) => registry.change(this, c, o),
+      interrupt: (o) => registry.interruptSubtree(this, o),
+    });
   }
 
   /** Builds the sessions; the SOP session now, the loop session on first use. */

@@ -13,18 +13,23 @@ export const MCP_SERVER_NAME = /^[A-Za-z0-9_-]+$/;
 
 const SERVER_KEYS = ['type', 'command', 'args', 'env', 'cwd', 'url', 'headers', 'bareNames'];
 
-/** One configured server as written (values not yet expanded). */
-export interface McpServerEntry {
+/** A server's fields, as written in the config or expanded: the same shape before and after. */
+interface McpServerFields {
   readonly name: string;
   readonly transport: 'stdio' | 'http';
   readonly command?: string;
   readonly args?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
+  /** As written in an entry; absolute once resolved (relative to the config file's folder). */
   readonly cwd?: string;
   readonly url?: string;
   readonly headers?: Readonly<Record<string, string>>;
   /** Also expose each tool under its bare name when no other command has it. */
   readonly bareNames: boolean;
+}
+
+/** One configured server as written (values not yet expanded). */
+export interface McpServerEntry extends McpServerFields {
   /** Where the server's name is in the config text: a problem with the server as a whole goes there. */
   readonly span: OffsetSpan;
   /** Where each field's value is, by its path from the config root (`mcpServers.fs.env.TOKEN`). */
@@ -32,18 +37,7 @@ export interface McpServerEntry {
 }
 
 /** A server ready to start: every value expanded. Holds secrets: never print it. */
-export interface ResolvedMcpServer {
-  readonly name: string;
-  readonly transport: 'stdio' | 'http';
-  readonly command?: string;
-  readonly args?: readonly string[];
-  readonly env?: Readonly<Record<string, string>>;
-  /** Absolute when the config gave one (relative to the config file's folder). */
-  readonly cwd?: string;
-  readonly url?: string;
-  readonly headers?: Readonly<Record<string, string>>;
-  readonly bareNames: boolean;
-}
+export type ResolvedMcpServer = McpServerFields;
 
 export interface McpFieldProblem {
   /** The field's path from the config root, as messages name it. */

@@ -5,7 +5,7 @@
  * neither a FIFO nor a device such as /dev/zero is read at all; and at most `maxBytes` are read
  * whatever the file claims its size is. File skills have their own rules (stdlib).
  */
-import { closeSync, constants, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, constants, fstatSync, openSync, readSync, type Stats } from 'node:fs';
 import { open } from 'node:fs/promises';
 
 /** The most a configuration or skills description file may hold (8 MiB). */
@@ -29,27 +29,45 @@ function tooLarge(file: string, maxBytes: number): UnreadableFileError {
 }
 
 /**
+ * What both readers do with an opened file: refuse it unless it is a regular file within the
+ * limit, then keep its chunks while the limit holds (the size can change after fstat, a file
+ * being written), and decode them once at the end.
+ */
+class LimitedRead {
+  private readonly chunks: Buffer[] = [];
+  private total = 0;
+
+  constructor(private readonly file: string, private readonly maxBytes: number, stat: Stats) {
+    if (!stat.isFile()) throw new UnreadableFileError(file, 'not a regular file');
+    if (stat.size > maxBytes) throw tooLarge(file, maxBytes);
+  }
+
+  /** Keeps one read's bytes of `buffer` (a fresh CHUNK-sized buffer); false at the end of the file. */
+  take(buffer: Buffer, bytesRead: number): boolean {
+    if (bytesRead === 0) return false;
+    this.total += bytesRead;
+    if (this.total > this.maxBytes) throw tooLarge(this.file, this.maxBytes);
+    this.chunks.push(bytesRead === CHUNK ? buffer : buffer.subarray(0, bytesRead));
+    return true;
+  }
+
+  text(): string {
+    return Buffer.concat(this.chunks, this.total).toString('utf8');
+  }
+}
+
+/**
  * Reads a regular file as UTF-8, at most `maxBytes`. Throws `UnreadableFileError` for anything
  * else, and the system error (ENOENT, EACCES, ...) when it cannot be opened.
  */
 export async function readLimitedTextFile(file: string, maxBytes = MAX_CONFIG_FILE_BYTES): Promise<string> {
   const handle = await open(file, OPEN_FLAGS);
   try {
-    const stat = await handle.stat();
-    if (!stat.isFile()) throw new UnreadableFileError(file, 'not a regular file');
-    if (stat.size > maxBytes) throw tooLarge(file, maxBytes);
-    const chunks: Buffer[] = [];
-    let total = 0;
+    const read = new LimitedRead(file, maxBytes, await handle.stat());
     for (;;) {
       const buffer = Buffer.alloc(CHUNK);
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK, null);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-      // The size can change after fstat (a file being written): the limit holds while reading.
-      if (total > maxBytes) throw tooLarge(file, maxBytes);
-      chunks.push(bytesRead === CHUNK ? buffer : buffer.subarray(0, bytesRead));
+      if (!read.take(buffer, (await handle.read(buffer, 0, CHUNK, null)).bytesRead)) return read.text();
     }
-    return Buffer.concat(chunks, total).toString('utf8');
   } finally {
     await handle.close();
   }
@@ -59,20 +77,11 @@ export async function readLimitedTextFile(file: string, maxBytes = MAX_CONFIG_FI
 export function readLimitedTextFileSync(file: string, maxBytes = MAX_CONFIG_FILE_BYTES): string {
   const fd = openSync(file, OPEN_FLAGS);
   try {
-    const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new UnreadableFileError(file, 'not a regular file');
-    if (stat.size > maxBytes) throw tooLarge(file, maxBytes);
-    const chunks: Buffer[] = [];
-    let total = 0;
+    const read = new LimitedRead(file, maxBytes, fstatSync(fd));
     for (;;) {
       const buffer = Buffer.alloc(CHUNK);
-      const bytesRead = readSync(fd, buffer, 0, CHUNK, null);
-      if (bytesRead === 0) break;
-      total += bytesRead;
-      if (total > maxBytes) throw tooLarge(file, maxBytes);
-      chunks.push(bytesRead === CHUNK ? buffer : buffer.subarray(0, bytesRead));
+      if (!read.take(buffer, readSync(fd, buffer, 0, CHUNK, null))) return read.text();
     }
-    return Buffer.concat(chunks, total).toString('utf8');
   } finally {
     closeSync(fd);
   }
