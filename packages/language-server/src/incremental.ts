@@ -103,9 +103,10 @@ const COMPARE_CHUNK = 4096;
 
 /** Analyses a whole text. */
 export function analyzeFull(text: string, options: IncrementalOptions): IncrementalAnalysis {
-  const lineIndex = new LineIndex(text);
-  if (isEnglishSource(text)) return english(text, lineIndex, options);
+  if (isEnglishSource(text)) return english(text, new LineIndex(text), options);
   const { chunk, preamble } = parseChunk(text, 0);
+  // The tree's line index is the document's: the text was parsed as it is.
+  const lineIndex = chunk.tree.lineIndex;
   const n = chunk.tree.count;
   const index = new Int32Array(n);
   for (let i = 0; i < n; i++) index[i] = i;
@@ -545,23 +546,38 @@ function computeGraph(snapshot: PlanSnapshot): Graph {
   const chunks = snapshot.chunks!;
   const { index, offsetDelta, text } = snapshot;
   const n = index.length;
-  // First declarations and duplicates: names are added as spans of the document.
-  const names = new SpanTable(text, n);
+  // A text parsed in one piece: its tree already resolved every name (its symbols are the
+  // first declarations in order, its name table holds spans of the document).
+  const whole = snapshot.tree;
+  const names = whole ? whole.a.names : new SpanTable(text, n);
   const firstK = new Int32Array(n).fill(-1);
   const duplicateOf = new Int32Array(n).fill(-1);
-  const firsts = new Int32Array(n);
-  for (let i = 0; i < n; i++) {
-    const tree = chunks[i]!.tree;
-    const d = index[i]!;
-    const start = tree.lines.eff[tree.a.header[d]!]! + 1;
-    const end = tree.a.nameEnd[d]!;
-    if (end === start) continue;
-    const k = names.findIn(tree.text, start, end);
-    if (k !== -1) duplicateOf[i] = firsts[k]!;
-    else {
-      const added = names.add(start + offsetDelta[i]!, end + offsetDelta[i]!);
-      firsts[added] = i;
-      firstK[i] = added;
+  let firsts: Int32Array;
+  if (whole) {
+    const { symbolDecl, declSymbol } = whole.a;
+    firsts = symbolDecl;
+    for (let i = 0; i < n; i++) {
+      const k = declSymbol[i]!;
+      if (k === -1) continue;
+      if (symbolDecl[k] === i) firstK[i] = k;
+      else duplicateOf[i] = symbolDecl[k]!;
+    }
+  } else {
+    // First declarations and duplicates: names are added as spans of the document.
+    firsts = new Int32Array(n);
+    for (let i = 0; i < n; i++) {
+      const tree = chunks[i]!.tree;
+      const d = index[i]!;
+      const start = tree.lines.eff[tree.a.header[d]!]! + 1;
+      const end = tree.a.nameEnd[d]!;
+      if (end === start) continue;
+      const k = names.findIn(tree.text, start, end);
+      if (k !== -1) duplicateOf[i] = firsts[k]!;
+      else {
+        const added = names.add(start + offsetDelta[i]!, end + offsetDelta[i]!);
+        firsts[added] = i;
+        firstK[i] = added;
+      }
     }
   }
   const count = names.size;
@@ -581,7 +597,7 @@ function computeGraph(snapshot: PlanSnapshot): Graph {
     if (k >= 0) depFrom[k] = edges;
     for (let g = argFrom[d]!; g < argFrom[d + 1]!; g++) {
       if (argKind[g] !== TokenKind.Reference) continue;
-      const j = names.findIn(tree.text, argStart[g]! + 1, argEnd[g]!);
+      const j = whole ? whole.a.argTarget[g]! : names.findIn(tree.text, argStart[g]! + 1, argEnd[g]!);
       if (j === -1) undeclared++;
       else if (seenBy[j] !== i + 1) {
         seenBy[j] = i + 1;
@@ -600,7 +616,7 @@ function computeGraph(snapshot: PlanSnapshot): Graph {
   const graph: Graph = {
     names,
     text,
-    firsts: firsts.subarray(0, count),
+    firsts: firsts.length === count ? firsts : firsts.subarray(0, count),
     firstK,
     duplicateOf,
     depFrom,
