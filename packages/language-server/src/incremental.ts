@@ -217,6 +217,57 @@ export function analyzeEdit(previous: PlanSnapshot, text: string, options: Incre
   return { analysis: buildAnalysis(snapshot, options), snapshot };
 }
 
+/**
+ * The first declaration of every name of an analysed text, read from the incremental state
+ * without materialising declaration nodes: completion ranks thousands of names by where they
+ * are declared, and shows a few of them.
+ */
+export interface DeclaredNames {
+  /** How many names are declared. */
+  readonly size: number;
+  /** The k-th declared name, in the order of first declarations (source order). */
+  name(k: number): string;
+  /** Where the k-th name's first declaration's header starts (its `@`): increasing with k. */
+  headerStart(k: number): number;
+  /** The k-th name's first declaration, at its place in the document. */
+  declaration(k: number): Declaration;
+  has(name: string): boolean;
+}
+
+const NOTHING_DECLARED: DeclaredNames = {
+  size: 0,
+  name: () => '',
+  headerStart: () => 0,
+  declaration: () => {
+    throw new RangeError('no declaration');
+  },
+  has: () => false,
+};
+
+/** The declared names of the text a snapshot holds (none for an `#!english` script). */
+export function declaredNames(snapshot: PlanSnapshot): DeclaredNames {
+  const chunks = snapshot.chunks;
+  const graph = snapshot.graph;
+  if (chunks === null || graph === null) return NOTHING_DECLARED;
+  const { index, offsetDelta, lineDelta } = snapshot;
+  const { firsts, names } = graph;
+  const list = nameListOf(graph);
+  return {
+    size: firsts.length,
+    name: (k) => list[k]!,
+    headerStart: (k) => {
+      const i = firsts[k]!;
+      const tree = chunks[i]!.tree;
+      return tree.lines.eff[tree.a.header[index[i]!]!]! + offsetDelta[i]!;
+    },
+    declaration: (k) => {
+      const i = firsts[k]!;
+      return snapshot.placed?.[i] ?? shiftDeclaration(chunks[i]!.tree.declaration(index[i]!), offsetDelta[i]!, lineDelta[i]!);
+    },
+    has: (name) => names.findIn(name, 0, name.length) !== -1,
+  };
+}
+
 /** True when declaration i of tree a and declaration j of tree b reference the same names in the same order. */
 function sameReferences(a: SyntaxTree, i: number, b: SyntaxTree, j: number): boolean {
   let g = a.a.argFrom[i]!;
@@ -430,6 +481,11 @@ interface Graph {
 /** The k-th declared name. */
 function nameOf(graph: Graph, k: number): string {
   return graph.text.slice(graph.names.keyStart[k]!, graph.names.keyEnd[k]!);
+}
+
+/** Every declared name, in order (built once per graph). */
+function nameListOf(graph: Graph): string[] {
+  return (graph.nameList ??= Array.from({ length: graph.firsts.length }, (_, k) => nameOf(graph, k)));
 }
 
 function didYouMean(suggestions: readonly string[]): string {
@@ -747,8 +803,7 @@ function checkUndefined(snapshot: PlanSnapshot, graph: Graph, from: number, to: 
         ranked.add(name);
         let known = hints.get(name);
         if (!known) {
-          graph.nameList ??= Array.from({ length: graph.firsts.length }, (_, k) => nameOf(graph, k));
-          candidates ??= graph.nameList.concat('input');
+          candidates ??= nameListOf(graph).concat('input');
           known = suggest(name, candidates);
           hints.set(name, known);
         }
