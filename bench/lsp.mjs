@@ -9,9 +9,13 @@
 //     p50 <= 100 ms);
 //   - completion latency at a `$` argument (goal: p50 <= 16 ms), on a settled document and right
 //     after an edit (before that version's diagnostics), on the 10k-declaration plan;
+//   - the server's start: spawn -> initialize result (no goal; it shows what the server does
+//     before the first didOpen, e.g. loading its bundle through the code cache);
 // each printed next to one full analyzePlan of the same text with the built @lightsop/core,
-// measured in the same run. Nothing is asserted; the figures are reported as measured.
-import { spawn } from 'node:child_process';
+// measured in the same run. Before measuring, one server is started and stopped, so that the
+// server's V8 code cache exists as it does after an editor's first session (LIGHTSOP_CODE_CACHE=0
+// measures without it). Nothing is asserted; the figures are reported as measured.
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -90,6 +94,7 @@ async function measure(text, { completions }) {
   writeFileSync(path.join(dir, 'skills.json'), JSON.stringify(SKILLS));
   const uri = pathToFileURL(path.join(dir, 'plan.sop')).href;
 
+  const spawned = performance.now();
   const child = spawn(process.execPath, [serverBundle, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
   const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
   const waiting = new Map(); // version -> resolve
@@ -118,6 +123,7 @@ async function measure(text, { completions }) {
     workspaceFolders: [{ uri: pathToFileURL(dir).href, name: 'bench' }],
     capabilities: { textDocument: { completion: { completionItem: { snippetSupport: true } } } },
   });
+  const startTime = performance.now() - spawned;
   await connection.sendNotification('initialized', {});
   let version = 1;
   const openStart = performance.now();
@@ -175,11 +181,27 @@ async function measure(text, { completions }) {
     }
   }
 
+  const exited = new Promise((resolve) => child.once('exit', resolve));
   await connection.sendRequest('shutdown');
   await connection.sendNotification('exit');
+  await exited;
   connection.dispose();
   rmSync(dir, { recursive: true, force: true });
-  return { openTime, diagnosticsTimes, settledTimes, afterEditTimes, sample };
+  return { startTime, openTime, diagnosticsTimes, settledTimes, afterEditTimes, sample };
+}
+
+/** Starts a server and stops it: a server that found no code cache writes one when it exits. */
+async function primeCodeCache() {
+  const child = spawn(process.execPath, [serverBundle, '--stdio'], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const connection = createMessageConnection(new StreamMessageReader(child.stdout), new StreamMessageWriter(child.stdin));
+  connection.onNotification('window/logMessage', () => undefined);
+  connection.listen();
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  await connection.sendRequest('initialize', { processId: process.pid, rootUri: null, capabilities: {} });
+  await connection.sendRequest('shutdown');
+  await connection.sendNotification('exit');
+  await exited;
+  connection.dispose();
 }
 
 function describePlan(label, { text, declarations }) {
@@ -189,6 +211,7 @@ function describePlan(label, { text, declarations }) {
 
 function report(result, base, goals) {
   console.log(`  baseline: one full analyzePlan (built @lightsop/core, this process): p50 ${ms(base.p50)} (min ${ms(base.min)}, ${base.runs} runs)`);
+  console.log(`  server start (spawn -> initialize result): ${ms(result.startTime).padStart(9)} (node -e 0: ${ms(nodeStart)})`);
   console.log(`  open -> first diagnostics: ${ms(result.openTime).padStart(9)} = ${ratio(result.openTime, base.p50).padStart(6)} baseline   ${verdict(result.openTime, goals.open)}  (config load and a full analysis)`);
   console.log(`  one-character edit -> publishDiagnostics for that version, ${EDITS} edits, from didChange (adaptive debounce included):`);
   for (const [p, goal] of [[50, goals.p50], [95, goals.p95]]) {
@@ -198,7 +221,14 @@ function report(result, base, goals) {
   console.log(`    max ${ms(Math.max(...result.diagnosticsTimes)).padStart(9)}`);
 }
 
-console.log(`server: ${path.relative(root, serverBundle) || serverBundle}`);
+console.log(`server: ${path.relative(root, serverBundle) || serverBundle}${process.env.LIGHTSOP_CODE_CACHE === '0' ? ' (code cache off)' : ''}`);
+await primeCodeCache();
+/** The start row's baseline: a process that does nothing, spawned to its exit (median of 5). */
+const nodeStart = percentile(Array.from({ length: 5 }, () => {
+  const t = performance.now();
+  spawnSync(process.execPath, ['-e', '0']);
+  return performance.now() - t;
+}), 50);
 const large = generatePlan({ declarations: 10_000 });
 const huge = generatePlan({ lines: 100_000 });
 
@@ -225,4 +255,6 @@ rowOf(`LSP edit -> diagnostics p50, ${large.declarations} declarations`, percent
 rowOf(`LSP edit -> diagnostics p95, ${large.declarations} declarations`, percentile(a.diagnosticsTimes, 95), baseA.p50, '<= 60 ms');
 rowOf(`LSP open -> first diagnostics, ${large.declarations} declarations`, a.openTime, baseA.p50, '<= 150 ms');
 rowOf('LSP completion p50 (settled)', percentile(a.settledTimes, 50), baseA.p50, '<= 16 ms');
+rowOf('LSP completion p50 right after an edit (before its diagnostics)', percentile(a.afterEditTimes, 50), baseA.p50, '<= 16 ms');
+row('LSP server start (spawn -> initialize result)', { value: ms(a.startTime), baseline: `node -e 0 ${ms(nodeStart)}`, ratio: `${(a.startTime / nodeStart).toFixed(2)}x`, goal: '-' });
 rowOf(`LSP edit -> diagnostics p50, 100,000 lines`, percentile(b.diagnosticsTimes, 50), baseB.p50, '<= 100 ms');
