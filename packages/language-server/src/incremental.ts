@@ -251,10 +251,9 @@ export function declaredNames(snapshot: PlanSnapshot): DeclaredNames {
   if (chunks === null || graph === null) return NOTHING_DECLARED;
   const { index, offsetDelta, lineDelta } = snapshot;
   const { firsts, names } = graph;
-  const list = nameListOf(graph);
   return {
     size: firsts.length,
-    name: (k) => list[k]!,
+    name: (k) => nameListOf(graph)[k]!,
     headerStart: (k) => {
       const i = firsts[k]!;
       const tree = chunks[i]!.tree;
