@@ -4,6 +4,8 @@
 // The CLI is split: @lightsop/distributed, with BullMQ and ioredis bundled in, lands in a chunk
 // of its own that only `worker`, `batch` and `run --redis` import, so no other command ever loads
 // it. msgpackr's optional native add-on stays external (msgpackr falls back to JavaScript).
+// The language server's entry, dist/server.cjs, is a small file that loads the server,
+// dist/server-main.cjs, through a V8 code cache (packages/language-server/src/entry.ts).
 // A plain `lightsop lint` runs from a CommonJS bundle of its own, `dist/lint.cjs` (loaded by
 // bin/lightsop.js with a V8 code cache): no commander, no other command. Chevrotain (only for a
 // header with a broken quoted token), tinyglobby (only when globbing) and node:crypto are not in
@@ -86,14 +88,17 @@ const targets = [
   ...lazyModules.filter((m) => m.name.endsWith('.cjs')).map((m) => ({
     entry: m.entry, contents: m.contents, out: `packages/cli/dist/${m.name}`, format: 'cjs', bundleAll: true,
   })),
-  { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
+  // The language server: dist/server.cjs is the entry, which loads the server, dist/server-main.cjs, through a V8 code cache.
+  { entry: 'packages/language-server/src/main.ts', out: 'packages/language-server/dist/server-main.cjs', format: 'cjs', bundleAll: true },
+  { entry: 'packages/language-server/src/entry.ts', out: 'packages/language-server/dist/server.cjs', format: 'cjs', bundleAll: true },
   // One copy of ajv 8 in the extension: the MCP SDK, ajv-formats and the plan test runner each
   // resolve their own (identical) copy otherwise.
   { entry: 'extension/src/extension.ts', out: 'extension/dist/extension.cjs', format: 'cjs', bundleAll: true, external: ['vscode'], alias: { ajv: p('packages/cli/node_modules/ajv') } },
   // OpenTelemetry for Run Plan's traces, a file of its own that the extension imports only when traces are on.
   { entry: 'packages/runtime/src/otel/index.ts', out: 'extension/dist/otel.cjs', format: 'cjs', bundleAll: true },
   // The language server again, inside the extension, so that the .vsix is self-contained.
-  { entry: 'packages/language-server/src/main.ts', out: 'extension/dist/server.cjs', format: 'cjs', bundleAll: true },
+  { entry: 'packages/language-server/src/main.ts', out: 'extension/dist/server-main.cjs', format: 'cjs', bundleAll: true },
+  { entry: 'packages/language-server/src/entry.ts', out: 'extension/dist/server.cjs', format: 'cjs', bundleAll: true },
   { entry: 'extension/src/graph/webview.ts', out: 'extension/dist/graph-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
   { entry: 'extension/src/chat/webview.ts', out: 'extension/dist/chat-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },
   { entry: 'extension/src/timeline/webview.ts', out: 'extension/dist/timeline-webview.js', format: 'iife', bundleAll: true, platform: 'browser' },

@@ -8,7 +8,7 @@
  */
 import type { Analysis } from '@lightsop/core';
 import type { TextDocument } from 'vscode-languageserver-textdocument';
-import { analyzeEdit, analyzeFull, type PlanSnapshot } from './incremental';
+import { analyzeEdit, analyzeFull, declaredNames, type DeclaredNames, type PlanSnapshot } from './incremental';
 import { PositionMap } from './to-lsp';
 import type { SkillsContext } from './workspace';
 
@@ -18,6 +18,8 @@ export interface AnalyzedDocument {
   readonly version: number;
   readonly text: string;
   readonly analysis: Analysis;
+  /** The declared names, read without materialising the plan's declarations (for completion). */
+  readonly declared: DeclaredNames;
   readonly positions: PositionMap;
   readonly skills: SkillsContext;
   /** How long the analysis took (incremental or not), in milliseconds (drives the adaptive debounce). */
@@ -56,6 +58,7 @@ export class AnalysisCache {
       version: doc.version,
       text,
       analysis,
+      declared: declaredNames(snapshot),
       positions: new PositionMap(text, analysis.lineIndex),
       skills,
       millis,

@@ -76,16 +76,57 @@ export function checkCycles(tree: SyntaxTree): Diagnostic[] {
   }
   offsets[n] = edgeCount;
   const targets = resolved.subarray(0, edgeCount);
+  const { components, deps: depLists } = cyclicComponents(n, offsets, targets);
+
+  const out: { at: number; diagnostic: Diagnostic }[] = [];
+  for (const members of components) {
+    const set = new Set(members);
+    const first = members[0]!;
+    const decl = symbolDecl[first]!;
+    const declName = tree.name(decl);
+    let ref = -1;
+    for (let g = argFrom[decl]!; g < argFrom[decl + 1]! && ref === -1; g++) {
+      if (argKind[g] === TokenKind.Reference && argTarget[g] !== -1 && set.has(argTarget[g]!)) ref = g;
+    }
+    const refRange = tree.argRange(decl, ref);
+    const path = cyclePath(first, argTarget[ref]!, depLists, set).map((i) => tree.name(symbolDecl[i]!));
+    out.push({
+      at: refRange.start,
+      diagnostic: {
+        code: 'cycle',
+        severity: 'error',
+        message: cycleMessage(path, declName),
+        range: refRange,
+        data: { name: declName, cycle: path },
+        related: members.slice(1, MAX_RELATED + 1).map((i) => ({
+          message: `'${tree.name(symbolDecl[i]!)}' is part of the dependency cycle through '${declName}'`,
+          range: tree.nameRange(symbolDecl[i]!),
+        })),
+      },
+    });
+  }
+  return out.sort((a, b) => a.at - b.at).map((o) => o.diagnostic);
+}
+
+/**
+ * The strongly connected components that hold a cycle, in the graph on nodes 0 .. n-1 whose
+ * edges leave node i for targets[offsets[i] .. offsets[i + 1]) (each target once, in reference
+ * order), each with its members in ascending order. What cannot be on a cycle is peeled first,
+ * in linear time: nodes whose dependencies all peel (Kahn), then nodes nothing left depends on;
+ * the remainder goes to Tarjan. `deps` holds the dependency lists of the remaining nodes (for
+ * `cyclePath`). Core's check and the language server's incremental one both call this.
+ */
+export function cyclicComponents(n: number, offsets: Int32Array, targets: Int32Array): { components: number[][]; deps: number[][] } {
+  const edgeCount = offsets[n]!;
   const dependentCount = new Int32Array(n);
   for (let e = 0; e < edgeCount; e++) dependentCount[targets[e]!]!++;
-  // Reverse rows: the dependents of each declaration.
+  // Reverse rows: the dependents of each node.
   const revOffsets = new Int32Array(n + 1);
   for (let i = 0; i < n; i++) revOffsets[i + 1] = revOffsets[i]! + dependentCount[i]!;
   const fill = revOffsets.slice(0, n);
   const sources = new Int32Array(edgeCount);
   for (let i = 0; i < n; i++) for (let e = offsets[i]!; e < offsets[i + 1]!; e++) sources[fill[targets[e]!]!++] = i;
 
-  // Peel declarations whose dependencies are all resolved (Kahn), then those nothing left depends on.
   const remaining = new Int32Array(n);
   const alive = new Uint8Array(n).fill(1);
   const queue = new Int32Array(n);
@@ -100,7 +141,7 @@ export function checkCycles(tree: SyntaxTree): Diagnostic[] {
     alive[i] = 0;
     for (let e = revOffsets[i]!; e < revOffsets[i + 1]!; e++) if (--remaining[sources[e]!]! === 0) queue[tail++] = sources[e]!;
   }
-  if (tail === n) return [];
+  if (tail === n) return { components: [], deps: [] };
   const inDegree = new Int32Array(n);
   for (let i = 0; i < n; i++) if (alive[i]) for (let e = offsets[i]!; e < offsets[i + 1]!; e++) if (alive[targets[e]!]) inDegree[targets[e]!]!++;
   head = tail = 0;
@@ -110,51 +151,23 @@ export function checkCycles(tree: SyntaxTree): Diagnostic[] {
     alive[i] = 0;
     for (let e = offsets[i]!; e < offsets[i + 1]!; e++) if (alive[targets[e]!] && --inDegree[targets[e]!]! === 0) queue[tail++] = targets[e]!;
   }
-  const deps = (i: number): number[] => Array.from(targets.subarray(offsets[i]!, offsets[i + 1]!));
   const rest: number[] = [];
   for (let i = 0; i < n; i++) if (alive[i]) rest.push(i);
-  if (rest.length === 0) return [];
+  const deps: number[][] = [];
+  if (rest.length === 0) return { components: [], deps };
+  for (const i of rest) deps[i] = Array.from(targets.subarray(offsets[i]!, offsets[i + 1]!));
+  const all = rest.length <= GRAPHLIB_TARJAN_LIMIT ? graphlibComponents(rest, deps, alive) : iterativeComponents(rest, deps, alive);
+  // A single node is a cycle only when it depends on itself.
+  const components = all.filter((members) => members.length > 1 || deps[members[0]!]!.includes(members[0]!));
+  for (const members of components) members.sort((a, b) => a - b);
+  return { components, deps };
+}
 
-  const depLists: number[][] = [];
-  for (const i of rest) depLists[i] = deps(i);
-  const components = rest.length <= GRAPHLIB_TARJAN_LIMIT
-    ? graphlibComponents(rest, depLists, alive)
-    : iterativeComponents(rest, depLists, alive);
-
-  const out: { at: number; diagnostic: Diagnostic }[] = [];
-  for (const members of components) {
-    const set = new Set(members);
-    if (members.length === 1 && !depLists[members[0]!]!.includes(members[0]!)) continue;
-    // A loop, not a spread of the members into Math.min: a component can have more members than a call has arguments.
-    let first = members[0]!;
-    for (const m of members) if (m < first) first = m;
-    const decl = symbolDecl[first]!;
-    const declName = tree.name(decl);
-    let ref = -1;
-    for (let g = argFrom[decl]!; g < argFrom[decl + 1]! && ref === -1; g++) {
-      if (argKind[g] === TokenKind.Reference && argTarget[g] !== -1 && set.has(argTarget[g]!)) ref = g;
-    }
-    const refRange = tree.argRange(decl, ref);
-    const path = cyclePath(first, argTarget[ref]!, depLists, set).map((i) => tree.name(symbolDecl[i]!));
-    const sorted = [...members].sort((a, b) => a - b);
-    const shown = path.length <= MAX_CYCLE_NAMES ? path.join(' -> ')
-      : `${path.slice(0, MAX_CYCLE_NAMES - 1).join(' -> ')} -> ... -> ${declName} (${path.length - 1} declarations)`;
-    out.push({
-      at: refRange.start,
-      diagnostic: {
-        code: 'cycle',
-        severity: 'error',
-        message: `Dependency cycle: ${shown}`,
-        range: refRange,
-        data: { name: declName, cycle: path },
-        related: sorted.filter((i) => i !== first).slice(0, MAX_RELATED).map((i) => ({
-          message: `'${tree.name(symbolDecl[i]!)}' is part of the dependency cycle through '${declName}'`,
-          range: tree.nameRange(symbolDecl[i]!),
-        })),
-      },
-    });
-  }
-  return out.sort((a, b) => a.at - b.at).map((o) => o.diagnostic);
+/** The message of a `cycle` diagnostic for the path `name -> ... -> name`. */
+export function cycleMessage(path: readonly string[], name: string): string {
+  const shown = path.length <= MAX_CYCLE_NAMES ? path.join(' -> ')
+    : `${path.slice(0, MAX_CYCLE_NAMES - 1).join(' -> ')} -> ... -> ${name} (${path.length - 1} declarations)`;
+  return `Dependency cycle: ${shown}`;
 }
 
 /** Strongly connected components of the remainder, by graphlib (node ids are indices). */
@@ -165,8 +178,8 @@ function graphlibComponents(rest: number[], deps: number[][], alive: Uint8Array)
   return alg.tarjan(g).map((c) => c.map(Number));
 }
 
-/** Iterative Tarjan for remainders too deep for graphlib's recursion (also the language server's, over live nodes). */
-export function iterativeComponents(rest: number[], deps: number[][], alive: Uint8Array): number[][] {
+/** Iterative Tarjan for remainders too deep for graphlib's recursion. */
+function iterativeComponents(rest: number[], deps: number[][], alive: Uint8Array): number[][] {
   const index = new Map<number, number>();
   const low = new Map<number, number>();
   const onStack = new Set<number>();
@@ -216,7 +229,7 @@ export function iterativeComponents(rest: number[], deps: number[][], alive: Uin
 }
 
 /** A shortest path start -> next -> ... -> start inside one component (breadth-first). */
-function cyclePath(start: number, next: number, deps: number[][], members: Set<number>): number[] {
+export function cyclePath(start: number, next: number, deps: readonly (readonly number[])[], members: ReadonlySet<number>): number[] {
   if (next === start) return [start, start];
   const parent = new Map<number, number>([[next, -1]]);
   let frontier = [next];

@@ -7,7 +7,7 @@
  * string, a comment or plain text there is nothing to offer. The variables come from the
  * latest analysis, which may be one version behind on a very large plan (the server decides).
  */
-import { FINAL_ANSWER, findInlineComment, isFinalCommand, isWhitespace, isZeroWidth, type Declaration, type Plan, type Symbols } from '@lightsop/core';
+import { FINAL_ANSWER, findInlineComment, isFinalCommand, isWhitespace, isZeroWidth, type Plan } from '@lightsop/core';
 import {
   CompletionItemKind,
   InsertTextFormat,
@@ -201,23 +201,40 @@ function fuzzyMatch(needle: string, hay: string): boolean {
   return k === n.length;
 }
 
+/**
+ * The `$` variables matching what is typed, nearest first: the declarations above the cursor
+ * from the closest up, then those below it in order, then the implicit `input`. Declared names
+ * come in source order, so this is a walk out from the cursor that stops after `max` matches:
+ * no sort, and only the shown declarations are materialised.
+ */
 function variableItems(input: CompletionInput, ctx: { from: number; declName: string }, offset: number, max: number): { items: CompletionItem[]; incomplete: boolean } {
   const { analyzed, positions, text } = input;
-  const symbols: Symbols = analyzed.analysis.symbols;
+  const declared = analyzed.declared;
   const typed = text.slice(ctx.from, offset).replace(/^\$/, '');
   const range = positions.range({ start: ctx.from, end: offset });
-  // Rank by distance from the cursor: the variables declared just above are the likeliest.
-  const candidates: { name: string; decl: Declaration | null; distance: number }[] = [];
-  for (const [name, decl] of symbols.declarations) {
-    if (name === ctx.declName || !fuzzyMatch(typed, name)) continue;
-    const before = decl.headerRange.start < offset;
-    candidates.push({ name, decl, distance: before ? offset - decl.headerRange.start : 1e12 + decl.headerRange.start });
+  const shown: { name: string; k: number }[] = [];
+  let incomplete = false;
+  const offer = (name: string, k: number): boolean => {
+    if (name === ctx.declName || !fuzzyMatch(typed, name)) return true;
+    if (shown.length === max) {
+      incomplete = true;
+      return false;
+    }
+    shown.push({ name, k });
+    return true;
+  };
+  // The first declared name whose header starts at or after the cursor.
+  let lo = 0;
+  let hi = declared.size;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (declared.headerStart(mid) < offset) lo = mid + 1;
+    else hi = mid;
   }
-  if (!symbols.declarations.has('input') && ctx.declName !== 'input' && fuzzyMatch(typed, 'input')) {
-    candidates.push({ name: 'input', decl: null, distance: 2e12 });
-  }
-  candidates.sort((a, b) => a.distance - b.distance);
-  const shown = candidates.slice(0, max);
+  let more = true;
+  for (let k = lo - 1; more && k >= 0; k--) more = offer(declared.name(k), k);
+  for (let k = lo; more && k < declared.size; k++) more = offer(declared.name(k), k);
+  if (more && !declared.has('input')) offer('input', -1);
   const items = shown.map((c, i): CompletionItem => {
     const item: CompletionItem = {
       label: `$${c.name}`,
@@ -226,16 +243,17 @@ function variableItems(input: CompletionInput, ctx: { from: number; declName: st
       filterText: `$${c.name}`,
       textEdit: { range, newText: `$${c.name}` },
     };
-    if (c.decl) {
-      const header = c.decl.command ? excerpt(analyzed.text, { start: c.decl.command.range.start, end: c.decl.headerRange.end }, 80) : '';
+    if (c.k >= 0) {
+      const decl = declared.declaration(c.k);
+      const header = decl.command ? excerpt(analyzed.text, { start: decl.command.range.start, end: decl.headerRange.end }, 80) : '';
       item.detail = header;
-      if (c.decl.comment) item.documentation = { kind: 'markdown', value: c.decl.comment };
+      if (decl.comment) item.documentation = { kind: 'markdown', value: decl.comment };
     } else {
       item.detail = 'implicit: the input the host supplies';
     }
     return item;
   });
-  return { items, incomplete: candidates.length > shown.length };
+  return { items, incomplete };
 }
 
 /** Names used as `$name` but declared nowhere, offered after `@` to declare them. */
