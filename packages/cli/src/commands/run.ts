@@ -335,7 +335,10 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
     llmAgent,
     concurrency: options.concurrency,
     signal: controller.signal,
-    onEvent,
+    // Events only when something reads them: the board or log, the record, the trace, or the
+    // commands --json lists should the run stop before it returns (finishNow). Otherwise the
+    // interpreter builds no event per command.
+    onEvent: live || recorder || trace.run || options.json ? onEvent : undefined,
   });
   const started = Date.now();
   let cleaned = false;
