@@ -221,7 +221,8 @@ function latencySplit(runs) {
       trip.push(reads[i] - writes[i]);
       client.push(writes[i + 1] - reads[i]);
     }
-    return { client: median(client), trip: median(trip), span: reads[CALLS - 1] - writes[0] };
+    const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    return { client: median(client), trip: median(trip), clientMean: mean(client), tripMean: mean(trip), span: reads[CALLS - 1] - writes[0] };
   };
   const sides = { run: [], direct: [] };
   for (let k = 0; k < runs; k++) {
@@ -233,10 +234,8 @@ function latencySplit(runs) {
   }
   rmSync(dir, { recursive: true, force: true });
   const of = (xs, key) => median(xs.map((x) => x[key]));
-  return {
-    run: { client: of(sides.run, 'client'), trip: of(sides.run, 'trip'), outside: of(sides.run, 'outside') },
-    direct: { client: of(sides.direct, 'client'), trip: of(sides.direct, 'trip') },
-  };
+  const side = (xs) => ({ client: of(xs, 'client'), trip: of(xs, 'trip'), clientMean: of(xs, 'clientMean'), tripMean: of(xs, 'tripMean') });
+  return { run: { ...side(sides.run), outside: of(sides.run, 'outside') }, direct: side(sides.direct) };
 }
 
 console.log(`server-everything: ${path.relative(root, EVERYTHING)}`);
@@ -250,9 +249,9 @@ o.rounds.forEach((r, k) => console.log(`  round ${String(k + 1).padStart(2)} (${
 console.log(`  medians: lightsop run ${ms(o.run)}, SDK Client ${ms(o.direct)} per call; ratio ${o.ratio.toFixed(2)}x (median of the rounds), min/min ${o.minMin.toFixed(2)}x   goal <= 1.2x: ${o.ratio <= 1.2 ? 'met' : 'NOT met'}   (load average ${os.loadavg()[0].toFixed(1)} at the end)`);
 const l = latencySplit(3);
 const us = (x) => `${(x * 1000).toFixed(0)} us`;
-console.log('where a call\'s time goes, from inside each process (3 runs each with a stamping hook; medians of calls 101-1000):');
-console.log(`  the client's own time, result read -> next request written: lightsop run ${us(l.run.client)}, SDK Client ${us(l.direct.client)} (lightsop's own part ${us(l.run.client - l.direct.client)} per call)`);
-console.log(`  the round trip, request written -> result read:              lightsop run ${us(l.run.trip)}, SDK Client ${us(l.direct.trip)}`);
+console.log('where a call\'s time goes, from inside each process (3 runs each with a stamping hook; calls 101-1000, median and mean per call, medians of the runs):');
+console.log(`  the client's own time, result read -> next request written: lightsop run ${us(l.run.client)} (mean ${us(l.run.clientMean)}), SDK Client ${us(l.direct.client)} (mean ${us(l.direct.clientMean)})`);
+console.log(`  the round trip, request written -> result read:              lightsop run ${us(l.run.trip)} (mean ${us(l.run.tripMean)}), SDK Client ${us(l.direct.trip)} (mean ${us(l.direct.tripMean)})`);
 console.log(`  lightsop run's clock outside the calls (plan checked and applied before the first request, results after the last): ${l.run.outside.toFixed(0)} ms, ${us(l.run.outside / CALLS)} per call`);
 console.log('');
 row('MCP completion p50 (tools listed)', { value: ms(median(c.times)), baseline: `full analyzePlan ${ms(c.base)}`, ratio: `${(median(c.times) / c.base).toFixed(2)}x`, goal: '<= 16 ms' });
