@@ -10,7 +10,7 @@ import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ensureBuilt, repoRoot } from '../helpers/cli';
 import { EVERYTHING_SERVER } from '../helpers/mcp';
-import { connectStdio, makeWorkspace, type Connected } from './fixture';
+import { connectStdio, makeWorkspace, waitFor, type Connected } from './fixture';
 
 function text(result: unknown): string {
   return ((result as CallToolResult).content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
@@ -85,6 +85,41 @@ describe('lightsop mcp with the workspace\'s MCP servers', { timeout: 120_000 },
     const refused = (await call('run_plan', { text: '@x broken.tool\n' })) as CallToolResult;
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/mcpServers\.broken.*cannot open the database/);
+  });
+
+  it("run_plan with a progress token: the plan's steps and the progress of the tools it calls reach the client", async () => {
+    const progress: { progress: number; total?: number; message?: string }[] = [];
+    // @after waits for the test (the skill `gate`): the notifications up to @slow's are all in
+    // before the result, which could otherwise overtake the last ones in the client.
+    const pending = server.client.callTool(
+      { name: 'run_plan', arguments: { text: '@slow everything.trigger-long-running-operation 3 3\n@after gate $slow\n' } },
+      undefined,
+      { onprogress: (p) => void progress.push(p) },
+    );
+    await waitFor('the progress of @slow settling', () => progress.some((p) => p.message === '@slow success'));
+    const received = progress.slice(0, progress.findIndex((p) => p.message === '@slow success') + 1);
+    writeFileSync(path.join(ws.root, 'open.txt'), 'yes');
+    const ran = json(await pending) as { variables: Record<string, { status: string; value: string }> };
+    expect(ran.variables.slow).toEqual({ status: 'success', value: expect.stringContaining('Long running operation completed') });
+    expect(ran.variables.after).toEqual({ status: 'success', value: 'opened' });
+
+    // The inner tool's own notifications, forwarded with the variable and the tool (steps 1 and 2
+    // of 3 come a second apart, well before its result; the third may come with the result, and
+    // the inner client then drops it), then the plan's step that settles the variable.
+    const tool = received.filter((p) => p.message?.startsWith('@slow everything.trigger-long-running-operation: '));
+    expect(tool.map((p) => p.message).slice(0, 2)).toEqual([
+      '@slow everything.trigger-long-running-operation: 1/3 (33%)',
+      '@slow everything.trigger-long-running-operation: 2/3 (67%)',
+    ]);
+    expect(received.at(-1)).toEqual({ progress: 1, total: 2, message: '@slow success' });
+    expect(received).toHaveLength(tool.length + 1);
+    // The value always increases (MCP requires it); a tool's progress stays inside its step.
+    for (let i = 1; i < progress.length; i++) expect(progress[i]!.progress).toBeGreaterThan(progress[i - 1]!.progress);
+    for (const p of tool) {
+      expect(p.progress).toBeGreaterThan(0);
+      expect(p.progress).toBeLessThan(1);
+      expect(p.total).toBe(2);
+    }
   });
 
   it('the working server is started once: requests (and retries of the broken one) reuse it', async () => {

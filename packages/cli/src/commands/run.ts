@@ -335,7 +335,10 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
     llmAgent,
     concurrency: options.concurrency,
     signal: controller.signal,
-    onEvent,
+    // Events only when something reads them: the board or log, the record, the trace, or the
+    // commands --json lists should the run stop before it returns (finishNow). Otherwise the
+    // interpreter builds no event per command.
+    onEvent: live || recorder || trace.run || options.json ? onEvent : undefined,
   });
   const started = Date.now();
   let cleaned = false;
@@ -354,11 +357,12 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
   const report = (commands: readonly string[], aborted: boolean): number => {
     reported = true;
     const declared = interpreter.entries().filter((e) => e.declaration !== null);
-    const variables: Record<string, { status: string; value: string }> = {};
-    for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
-    const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
     recorder?.finish({ aborted, variables: declared.map((e) => ({ name: e.name, value: e.value })) });
     if (options.json) {
+      // The variables as text only for JSON: the summary shows each value its own way.
+      const variables: Record<string, { status: string; value: string }> = {};
+      for (const e of declared) variables[e.name] = { status: e.value.status, value: dataText(e.value) };
+      const failures = declared.filter((e) => e.value.status === 'fail').map((e) => ({ variable: e.name, reason: dataText(e.value) }));
       writeRunJson(io.stdout, { variables: Object.entries(variables), failures, commands, ...(budget ? { usage: budget.toJSON() } : {}) }, escapeJsonText);
     } else {
       for (const piece of summary(declared.map((e) => ({ name: e.name, value: e.value })), Date.now() - started, c, { rows: board === null, columns: io.isTTY ? io.columns || 80 : null, board })) io.stdout(piece);

@@ -9,6 +9,7 @@ import {
   ConfigurationError, dataText, Interpreter, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor, type CommandRegistry,
   type LlmAgent, type RunEvent,
 } from '@lightsop/runtime';
+import { progressText, type McpProgress } from '@lightsop/runtime/mcp';
 import { formatSeconds } from '../duration';
 import { ToolInputError } from './workspace';
 
@@ -23,8 +24,46 @@ export interface RunPlanOptions {
   /** Aborted when the client cancels the request. */
   readonly signal?: AbortSignal;
   readonly llmAgent?: LlmAgent | null;
-  /** Called as each variable settles (progress notifications). */
-  readonly onSettled?: (settled: number, total: number, variable: string, status: string) => void;
+  /** The run's progress for the client: each settled variable (and, when the registry reports them, tool calls' progress). */
+  readonly progress?: RunProgress | null;
+}
+
+/** How many progress notifications of tool calls are forwarded between two settled variables. */
+export const MAX_TOOL_PROGRESS_PER_STEP = 10_000;
+
+/**
+ * The progress of one run as the client of `run_plan` sees it (`notifications/progress` for its
+ * token): `progress` counts the settled variables of `total` declarations, message `@name status`;
+ * between two of them, each progress notification of a tool call the plan makes (an MCP tool of
+ * the workspace's servers) is forwarded with the message `@name SERVER.TOOL: 2/5 (40%) – its
+ * message`, at `settled + n/(n+1)` for the n-th since the last settled variable, so the value
+ * always increases (MCP requires it) and stays below the next settled count.
+ */
+export class RunProgress {
+  #settled = 0;
+  #total = 0;
+  #sinceStep = 0;
+
+  constructor(private readonly send: (progress: number, total: number, message: string) => void) {}
+
+  /** The plan's number of declarations (0 for an `#!english` script until it is generated). */
+  start(total: number): void {
+    this.#total = total;
+  }
+
+  /** A variable settled: `settled` of them so far. */
+  step(settled: number, variable: string, status: string): void {
+    this.#settled = settled;
+    this.#sinceStep = 0;
+    this.send(settled, Math.max(this.#total, settled), `@${variable} ${status}`);
+  }
+
+  /** A progress notification of a tool call in flight (withMcpTools' `onProgress`). */
+  tool = (p: McpProgress): void => {
+    if (this.#sinceStep >= MAX_TOOL_PROGRESS_PER_STEP) return;
+    const n = ++this.#sinceStep;
+    this.send(this.#settled + n / (n + 1), Math.max(this.#total, this.#settled + 1), `@${p.variable} ${p.command}: ${progressText(p)}`);
+  };
 }
 
 export interface RunPlanResult {
@@ -72,12 +111,11 @@ export async function runPlan(text: string, display: string, options: RunPlanOpt
   if (options.signal?.aborted) onClientAbort();
   options.signal?.addEventListener('abort', onClientAbort, { once: true });
 
-  let total = 0;
   let settled = 0;
   const onEvent = (e: RunEvent) => {
     if (e.type !== 'variable-settled') return;
     settled++;
-    options.onSettled?.(settled, total, e.variable, e.status);
+    options.progress?.step(settled, e.variable, e.status);
   };
   const interpreter = new Interpreter({
     registry: options.registry,
@@ -87,7 +125,7 @@ export async function runPlan(text: string, display: string, options: RunPlanOpt
     signal: controller.signal,
     onEvent,
   });
-  if (!english) total = analyzePlan(text).plan.declarations.length;
+  options.progress?.start(english ? 0 : analyzePlan(text).plan.declarations.length);
   let commands: string[];
   try {
     commands = (await interpreter.updateCode(text)).commands;

@@ -20,7 +20,7 @@ import { diagnosticToJson } from '../formats/json';
 import type { Io } from '../io';
 import { createLlmAgent, resolveLlm } from '../llm';
 import { redact, terminalText } from '../terminal-text';
-import { capText, planErrors, runPlan } from './run-plan';
+import { capText, planErrors, runPlan, RunProgress } from './run-plan';
 import type { McpProblem } from './mcp-tools';
 import { MAX_PLAN_CHARS, planPathOfUri, ToolInputError, type Workspace } from './workspace';
 
@@ -79,7 +79,7 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
   );
 
   /** Runs a tool body: a ToolInputError (or a CLI error) is the tool's error text, anything else a logged internal error. */
-  const guarded = <A>(name: string, body: (args: A, extra: { signal: AbortSignal; sendProgress: (progress: number, total: number, message: string) => void }) => Promise<CallToolResult>) =>
+  const guarded = <A>(name: string, body: (args: A, extra: { signal: AbortSignal; wantsProgress: boolean; sendProgress: (progress: number, total: number, message: string) => void }) => Promise<CallToolResult>) =>
     async (args: A, extra: RequestHandlerExtra<ServerRequest, ServerNotification>): Promise<CallToolResult> => {
       const token = extra._meta?.progressToken;
       // Progress is sent before the result: a client drops progress that arrives after it.
@@ -90,7 +90,7 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
         progressSent = progressSent.then(() => sent);
       };
       try {
-        const result = await body(args, { signal: extra.signal, sendProgress });
+        const result = await body(args, { signal: extra.signal, wantsProgress: token !== undefined, sendProgress });
         await progressSent;
         // The SDK's client hands notifications on a microtask but responses at once: a response
         // read in the same chunk as the last progress would overtake it. Send it a turn later.
@@ -216,8 +216,11 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
         if (!settings.baseUrl || !settings.model) throw new ToolInputError(`${plan.display} is an english script and needs a language model: set LIGHTSOP_LLM_BASE_URL and LIGHTSOP_LLM_MODEL for the server, or add "llm" to lightsop.config.json`);
         llmAgent = createLlmAgent({ ...settings, baseUrl: settings.baseUrl, model: settings.model }, io);
       }
+      // Progress for the client's token: settled variables, and the progress of the tools the plan
+      // calls (their servers are asked for it only when the client asked for progress).
+      const progress = extra.wantsProgress ? new RunProgress(extra.sendProgress) : null;
       const result = await runPlan(plan.text, plan.display, {
-        registry: workspace.registry(skills, mcp) ?? {
+        registry: workspace.registry(skills, mcp, progress ? progress.tool : undefined) ?? {
           listCommands: () => [],
           executeCommand(payload) {
             throw new Error(`Unknown command ${payload.command}: no skills are configured (lightsop.config.json "skills")`);
@@ -228,7 +231,7 @@ export function createPlanServer(options: PlanServerOptions): McpServer {
         graceMs: options.graceMs,
         signal: extra.signal,
         llmAgent,
-        onSettled: (settled, total, variable, status) => extra.sendProgress(settled, Math.max(total, settled), `@${variable} ${status}`),
+        progress,
       });
       const ok = Object.values(result.variables).every((v) => v.status === 'success') && !result.stopped;
       const out = jsonResult({ ...result, ...mcpProblemsOf(mcp.problems) });

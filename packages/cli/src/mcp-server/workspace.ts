@@ -10,7 +10,7 @@ import { realpathSync } from 'node:fs';
 import path from 'node:path';
 import { ASSIGN, builtinCommand, CommandSurface, type CommandSpec } from '@lightsop/core';
 import type { CommandRegistry } from '@lightsop/runtime';
-import { withMcpTools } from '@lightsop/runtime/mcp';
+import { withMcpTools, type McpProgressListener } from '@lightsop/runtime/mcp';
 import { loadSkillsFile, SkillsLoadError, SkillsTimeoutSettingError, type LoadedSkills } from '@lightsop/runtime';
 import { readWorkspaceFile, WorkspacePathError } from '@lightsop/sessions';
 import { findConfig, type Config } from '../config';
@@ -136,11 +136,15 @@ export class Workspace {
     return { commands: surface.commands, surface, skills, mcp };
   }
 
-  /** The registry run_plan runs with: the skills module's and the MCP tools (null when there are neither). */
-  registry(skills: LoadedSkills | null, mcp: WorkspaceMcp): CommandRegistry | null {
+  /**
+   * The registry run_plan runs with: the skills module's and the MCP tools (null when there are
+   * neither). `onToolProgress` receives the progress notifications of the tool calls (the servers
+   * are asked for progress only with it).
+   */
+  registry(skills: LoadedSkills | null, mcp: WorkspaceMcp, onToolProgress?: McpProgressListener): CommandRegistry | null {
     const base = skills?.registry ?? null;
     if (!mcp.tools || mcp.tools.connections.length === 0) return base;
-    return withMcpTools(base, mcp.tools);
+    return withMcpTools(base, mcp.tools, onToolProgress ? { onProgress: onToolProgress } : {});
   }
 
   /** Stops the MCP servers this workspace started. */

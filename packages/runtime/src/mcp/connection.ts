@@ -18,6 +18,9 @@ export const DEFAULT_MCP_START_TIMEOUT_MS = 30_000;
 /** The longest a tool call may take: the run's own signal (--timeout, Ctrl-C) is what stops it. */
 const CALL_TIMEOUT_MS = 2 ** 31 - 1;
 
+/** The options of a call without a signal or progress: one object for every such call. */
+const CALL_OPTIONS = { timeout: CALL_TIMEOUT_MS } as const;
+
 /** How much of a stdio server's stderr is kept for error messages. */
 const STDERR_KEEP = 4000;
 
@@ -148,29 +151,45 @@ export class McpConnection {
   }
 
   /**
-   * Calls a tool. `signal` aborting sends `notifications/cancelled` and rejects; `onProgress`
-   * receives the server's progress notifications.
+   * The calls in flight per run signal, so that a signal has one `abort` listener per connection
+   * instead of one per call (a Node AbortSignal's listeners are EventTarget listeners: adding and
+   * removing one, and making an AbortController per call, cost more than the rest of a call).
+   */
+  readonly #inFlight = new WeakMap<AbortSignal, Set<CallCancel>>();
+
+  /**
+   * Calls a tool. `signal` aborting sends `notifications/cancelled` for the call in flight and
+   * rejects it with the signal's reason; a call that has finished is never cancelled.
+   * `onProgress` receives the server's progress notifications.
    */
   async callTool(name: string, args: Record<string, unknown>, options: { signal?: AbortSignal; onProgress?: (progress: { progress: number; total?: number; message?: string }) => void } = {}): Promise<McpToolResult> {
-    // A signal of this call alone: the run's signal aborting after the call finished must not
-    // send a cancellation for it (the SDK keeps listening to the signal it is given).
     const parent = options.signal;
     const request = { name, arguments: args };
-    // Without a signal there is nothing to forward: no controller and no listener per call.
-    if (!parent) return (await this.client.callTool(request, undefined, { timeout: CALL_TIMEOUT_MS, ...(options.onProgress ? { onprogress: options.onProgress } : {}) })) as McpToolResult;
-    const own = new AbortController();
-    const forward = () => own.abort(parent.reason);
-    if (parent.aborted) forward();
-    else parent.addEventListener('abort', forward, { once: true });
+    const onprogress = options.onProgress;
+    // Without a signal there is nothing to forward.
+    if (!parent) return (await this.client.callTool(request, undefined, onprogress ? { timeout: CALL_TIMEOUT_MS, onprogress } : CALL_OPTIONS)) as McpToolResult;
+    parent.throwIfAborted();
+    let calls = this.#inFlight.get(parent);
+    if (!calls) {
+      const watched = new Set<CallCancel>();
+      calls = watched;
+      this.#inFlight.set(parent, watched);
+      parent.addEventListener('abort', () => {
+        for (const call of watched) call.abort(parent.reason);
+        watched.clear();
+      }, { once: true });
+    }
+    const cancel = new CallCancel();
+    calls.add(cancel);
     try {
       const result = await this.client.callTool(request, undefined, {
         timeout: CALL_TIMEOUT_MS,
-        signal: own.signal,
-        ...(options.onProgress ? { onprogress: options.onProgress } : {}),
+        signal: cancel.asSignal(),
+        ...(onprogress ? { onprogress } : {}),
       });
       return result as McpToolResult;
     } finally {
-      parent.removeEventListener('abort', forward);
+      calls.delete(cancel);
     }
   }
 
@@ -193,6 +212,45 @@ export class McpConnection {
     } catch {
       // Already closed.
     }
+  }
+}
+
+/**
+ * What the SDK reads of a request's signal, for one tool call: `aborted`, `reason`,
+ * `throwIfAborted()` and one `abort` listener, which sends `notifications/cancelled` for that
+ * request's id and rejects it (the SDK's own cancellation path). The SDK never removes that
+ * listener, so a shared signal cannot be handed to it, and a Node AbortController per call costs
+ * about 15 us (EventTarget); this stand-in costs an object. The run's signal reaches it through
+ * the connection's one listener per signal (`McpConnection.#inFlight`).
+ */
+class CallCancel {
+  aborted = false;
+  reason: unknown = undefined;
+  #listeners: (() => void)[] = [];
+
+  throwIfAborted(): void {
+    if (this.aborted) throw this.reason;
+  }
+
+  addEventListener(type: string, listener: () => void): void {
+    if (type === 'abort') this.#listeners.push(listener);
+  }
+
+  removeEventListener(type: string, listener: () => void): void {
+    if (type === 'abort') this.#listeners = this.#listeners.filter((l) => l !== listener);
+  }
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    for (const listener of this.#listeners) listener();
+    this.#listeners = [];
+  }
+
+  /** This stand-in where the SDK's options type an AbortSignal (it reads only the members above). */
+  asSignal(): AbortSignal {
+    return this as unknown as AbortSignal;
   }
 }
 

@@ -15,7 +15,8 @@ export interface McpServerProblem {
   readonly message: string;
 }
 
-interface Route {
+/** Where a command name goes: the connection and the tool it calls. */
+export interface Route {
   readonly connection: McpConnection;
   readonly tool: McpToolInfo;
 }
@@ -95,7 +96,7 @@ export class McpToolSet {
   /** Every command name and the tool it calls, qualified names first; `taken` names are never bare names. */
   #routes(taken: (name: string) => boolean): Map<string, Route> {
     const cached = this.#cached;
-    if (cached && cached.taken === taken && cached.lists.every((list, i) => this.#connections[i]?.tools === list)) return cached.routes;
+    if (cached && cached.taken === taken && this.#listsUnchanged(cached.lists)) return cached.routes;
     const routes = new Map<string, Route>();
     for (const connection of this.#connections) {
       for (const tool of connection.tools) routes.set(`${connection.server.name}.${tool.name}`, { connection, tool });
@@ -109,6 +110,13 @@ export class McpToolSet {
     }
     this.#cached = { taken, lists: this.#connections.map((c) => c.tools), routes };
     return routes;
+  }
+
+  /** Whether every connection still has the tool list the routes were built from. */
+  #listsUnchanged(lists: readonly (readonly McpToolInfo[])[]): boolean {
+    const connections = this.#connections;
+    for (let i = 0; i < lists.length; i++) if (connections[i]?.tools !== lists[i]) return false;
+    return true;
   }
 
   /** Whether `name` is one of the tools' command names (what `commands(taken)` lists). */
@@ -133,6 +141,20 @@ export class McpToolSet {
   async call(name: string, args: readonly unknown[], payload: { signal?: AbortSignal; variable?: string }, taken: (name: string) => boolean = () => false, onProgressOfCall?: McpProgressListener): Promise<unknown> {
     const route = this.#routes(taken).get(name);
     if (!route) throw new Error(`Unknown command ${name}`);
+    return this.#callRoute(route, name, args, payload, onProgressOfCall);
+  }
+
+  /** The route of a command name, or undefined when no tool has it (or `taken` says another command does). */
+  route(name: string, taken: (name: string) => boolean = () => false): Route | undefined {
+    return taken(name) ? undefined : this.#routes(taken).get(name);
+  }
+
+  /** `call` for a route already looked up (`route`). */
+  callRoute(route: Route, name: string, args: readonly unknown[], payload: { signal?: AbortSignal; variable?: string }, onProgressOfCall?: McpProgressListener): Promise<unknown> {
+    return this.#callRoute(route, name, args, payload, onProgressOfCall);
+  }
+
+  async #callRoute(route: Route, name: string, args: readonly unknown[], payload: { signal?: AbortSignal; variable?: string }, onProgressOfCall: McpProgressListener | undefined): Promise<unknown> {
     let input: Record<string, unknown>;
     try {
       input = toolArguments(route.tool, args);
@@ -142,12 +164,12 @@ export class McpToolSet {
     }
     payload.signal?.throwIfAborted();
     const onProgress = onProgressOfCall ?? this.#onProgress;
+    const callOptions: { signal?: AbortSignal; onProgress?: (p: { progress: number; total?: number; message?: string }) => void } = {};
+    if (payload.signal) callOptions.signal = payload.signal;
+    if (onProgress) callOptions.onProgress = (p) => onProgress({ command: name, variable: payload.variable ?? '', ...p });
     let result;
     try {
-      result = await route.connection.callTool(route.tool.name, input, {
-        ...(payload.signal ? { signal: payload.signal } : {}),
-        ...(onProgress ? { onProgress: (p: { progress: number; total?: number; message?: string }) => onProgress({ command: name, variable: payload.variable ?? '', ...p }) } : {}),
-      });
+      result = await route.connection.callTool(route.tool.name, input, callOptions);
     } catch (error) {
       if (payload.signal?.aborted) throw error;
       throw new Error(route.connection.redact(`${name}: ${error instanceof Error ? error.message : String(error)}`));
@@ -192,9 +214,10 @@ export function withMcpTools(base: CommandRegistry | null, tools: McpToolSet, op
     async executeCommand(payload: CommandPayload, responder: Responder) {
       if (!namesRead) readNames();
       if (base && names.has(payload.command)) return base.executeCommand(payload, responder);
-      if (tools.provides(payload.command, taken)) {
+      const route = tools.route(payload.command, taken);
+      if (route) {
         try {
-          return responder.success(await tools.call(payload.command, payload.args, payload, taken, options.onProgress));
+          return responder.success(await tools.callRoute(route, payload.command, payload.args, payload, options.onProgress));
         } catch (error) {
           // The run was stopped: the call was cancelled on the server (notifications/cancelled).
           if (payload.signal?.aborted) return responder.cancel(abortReason(payload.signal));

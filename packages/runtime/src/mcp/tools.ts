@@ -41,13 +41,32 @@ const propertiesOf = new WeakMap<object, readonly ToolProperty[]>();
 
 /** The properties of an input schema in order, with their JSON types (empty when the schema says none). */
 export function toolProperties(schema: unknown): ToolProperty[] {
-  if (!isObject(schema)) return [];
+  return [...knownProperties(schema)];
+}
+
+const NO_PROPERTIES: readonly ToolProperty[] = [];
+
+/** The names of each shared property list (`knownProperties`). */
+const namesOfProperties = new WeakMap<readonly ToolProperty[], ReadonlySet<string>>();
+
+function namesOf(properties: readonly ToolProperty[]): ReadonlySet<string> {
+  let names = namesOfProperties.get(properties);
+  if (!names) {
+    names = new Set(properties.map((p) => p.name));
+    namesOfProperties.set(properties, names);
+  }
+  return names;
+}
+
+/** The properties of a schema, read once per schema object and shared (never to be changed). */
+function knownProperties(schema: unknown): readonly ToolProperty[] {
+  if (!isObject(schema)) return NO_PROPERTIES;
   let known = propertiesOf.get(schema);
   if (!known) {
     known = readProperties(schema);
     propertiesOf.set(schema, known);
   }
-  return [...known];
+  return known;
 }
 
 function readProperties(schema: Record<string, unknown>): ToolProperty[] {
@@ -180,23 +199,27 @@ function coerce(value: unknown, property: ToolProperty, position: number): unkno
  * converted to its property's type. Too many arguments or a missing required one is an error.
  */
 export function toolArguments(tool: McpToolInfo, args: readonly unknown[]): Record<string, unknown> {
-  const properties = toolProperties(tool.inputSchema);
+  const properties = knownProperties(tool.inputSchema);
   if (args.length === 1) {
     const only = args[0];
     const object = typeof only === 'string' ? (only.trimStart().startsWith('{') ? parseJson(only) : undefined) : only;
-    const names = new Set(properties.map((p) => p.name));
-    const open = properties.length === 0;
-    if (isObject(object) && (open || Object.keys(object).every((k) => names.has(k)))) return { ...object };
+    if (isObject(object)) {
+      const names = namesOf(properties);
+      if (properties.length === 0 || Object.keys(object).every((k) => names.has(k))) return { ...object };
+    }
   }
   if (args.length > properties.length) {
     throw new ToolArgumentError(`takes at most ${properties.length} argument${properties.length === 1 ? '' : 's'}${properties.length > 0 ? ` (${properties.map((p) => p.name).join(', ')})` : ''}; got ${args.length}`);
   }
   const out: Record<string, unknown> = {};
-  args.forEach((value, i) => {
+  for (let i = 0; i < args.length; i++) {
     const property = properties[i]!;
-    out[property.name] = coerce(value, property, i + 1);
-  });
-  const missing = properties.filter((p) => p.required && !(p.name in out));
+    out[property.name] = coerce(args[i], property, i + 1);
+  }
+  // Only a required property after the given arguments can be missing.
+  let complete = true;
+  for (let i = args.length; i < properties.length; i++) if (properties[i]!.required) complete = false;
+  const missing = complete ? [] : properties.filter((p) => p.required && !(p.name in out));
   if (missing.length > 0) {
     throw new ToolArgumentError(`missing required argument${missing.length === 1 ? '' : 's'} ${missing.map((p) => p.name).join(', ')} (arguments in order: ${properties.map((p) => p.name).join(', ')})`);
   }
