@@ -4,6 +4,7 @@
  * re-runs, a dataflow scheduler, and the english generate-run-revise loop. It never starts a plan
  * that has errors, and it never imports anything from an editor.
  */
+import { types } from 'node:util';
 import { ASSIGN, CANNOT_COMPLETE, CommandSurface, FINAL_ANSWER, analyzePlan, isEnglishSource, isFinalCommand, parsePlan, signatureOf, type Argument, type Declaration } from '@lightsop/core';
 import { cancelHeuristic as builtinHeuristic } from './cancel-heuristic';
 import { buildGenerationPrompt, finalCommandsAvailable, stripFences, type GenerationRequest } from './english/prompt';
@@ -11,7 +12,7 @@ import { ConfigurationError, PlanGenerationError, PlanValidationError } from './
 import { isLlmAgent, type LlmAgent, type PromptOptions } from './llm/agent';
 import { TokenBudgetExceededError } from './llm/budget';
 import { ensureMonitor, type ExecutionMonitor } from './monitor';
-import { createResponder } from './responder';
+import { CommandResponder } from './responder';
 import { RankQueue, rankOrder } from './scheduler';
 import { type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
 import {
@@ -684,6 +685,8 @@ export class Interpreter {
     return new Promise<void>((resolve) => {
       let running = 0;
       let flushPending = false;
+      /** The pending `setImmediate(flush)`, cleared when the run ends (it holds the whole run). */
+      let immediate: NodeJS.Immediate | null = null;
       let syncRounds = 0;
       let done = false;
       const hold = this.options.holdNewCommands;
@@ -691,6 +694,10 @@ export class Interpreter {
       const finish = () => {
         if (done) return;
         done = true;
+        if (immediate !== null) {
+          clearImmediate(immediate);
+          immediate = null;
+        }
         if (this.active?.ctx === ctx) this.active = null;
         queue.clear();
         ctx.signal?.removeEventListener('abort', onAbort);
@@ -698,6 +705,12 @@ export class Interpreter {
       };
       const flush = () => {
         flushPending = false;
+        // Called at once while a flush is pending: this one does its work, so the pending one
+        // (which would hold the run until it fires) goes.
+        if (immediate !== null) {
+          clearImmediate(immediate);
+          immediate = null;
+        }
         if (ctx.signal?.aborted) ctx.aborted = true;
         while (!stopped() && running < limit && queue.size > 0) {
           const e = queue.pop()!;
@@ -705,7 +718,7 @@ export class Interpreter {
           // makes them inexact: then each dependency is checked).
           if (e.flight !== 0 || (ctx.hostChanged ? !this.isReady(e) : waiting[e.index] !== 0 || e.value.status !== 'undefined')) continue;
           running++;
-          void this.executeEntry(e, ctx, builtinAssign, settle);
+          this.startEntry(e, ctx, builtinAssign, settle);
         }
         if (running === 0) finish();
       };
@@ -730,7 +743,7 @@ export class Interpreter {
         } else if (!flushPending) {
           flushPending = true;
           syncRounds = 0;
-          setImmediate(flush);
+          immediate = setImmediate(flush);
         }
       };
       const onAbort = () => {
@@ -744,79 +757,162 @@ export class Interpreter {
   }
 
   /**
-   * Executes one declaration, stores and propagates its outcome (6.4), then calls `done`. Whatever
-   * the command throws or returns becomes that declaration's value: nothing a command hands back
-   * may escape from here, since an escape would end the whole process. When `abandonRunning` has
-   * settled the declaration meanwhile, the command's outcome is dropped.
+   * Starts one declaration's command (6.4); its outcome is stored and propagated, then `done` is
+   * called. Whatever the command throws or returns becomes that declaration's value: nothing a
+   * command hands back may escape from here, since an escape would end the whole process. When
+   * `abandonRunning` has settled the declaration meanwhile, the command's outcome is dropped.
+   *
+   * This is the scheduler's hot path, so it allocates only what the command receives (payload,
+   * arguments, `raw`, responder) and, for a command that returns a native promise, two reactions
+   * on it: no async function, no per-command scheduler object. The outcome is processed exactly
+   * when `await` would process it (a native promise: in its reaction job; anything else goes
+   * through `await` itself), and a synchronous throw at once, as before.
+   */
+  private startEntry(e: Entry, ctx: RunContext, builtinAssign: boolean, done: (e: Entry) => void): void {
+    if (this.options.beforeCommand) {
+      void this.executeEntry(e, ctx, builtinAssign, done);
+      return;
+    }
+    const flight = ++this.flights;
+    e.flight = flight;
+    linkFlight(ctx, e);
+    const payload = this.commandPayload(e, ctx);
+    if (payload === null) {
+      this.endFlight(e, ctx, flight, done);
+      return;
+    }
+    const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
+    let returned: unknown;
+    try {
+      returned = e.command === ASSIGN && builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api);
+    } catch (error) {
+      this.commandThrew(e, ctx, flight, done, error);
+      return;
+    }
+    if (isPlainPromise(returned)) {
+      void promiseThen.call(
+        returned,
+        (value: unknown) => this.commandReturned(e, ctx, flight, done, responder, value),
+        (error: unknown) => this.commandThrew(e, ctx, flight, done, error),
+      );
+    } else {
+      void this.awaitCommand(e, ctx, flight, done, responder, returned);
+    }
+  }
+
+  /** `await` on whatever else a command returned (a value, a thenable, a promise of another kind). */
+  private async awaitCommand(e: Entry, ctx: RunContext, flight: number, done: (e: Entry) => void, responder: CommandResponder, returned: unknown): Promise<void> {
+    let value: unknown;
+    try {
+      value = await returned;
+    } catch (error) {
+      this.commandThrew(e, ctx, flight, done, error);
+      return;
+    }
+    this.commandReturned(e, ctx, flight, done, responder, value);
+  }
+
+  /**
+   * The slow path of `startEntry`, for hosts with a `beforeCommand` hook: awaits the hook first
+   * (a debugger pauses there), then runs the command the same way.
    */
   private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean, done: (e: Entry) => void): Promise<void> {
     const flight = ++this.flights;
     e.flight = flight;
     linkFlight(ctx, e);
     try {
-      if (this.options.beforeCommand) {
-        try {
-          await this.options.beforeCommand({ variable: e.name, command: e.command, lineNumber: e.lineNumber }, ctx.signal);
-        } catch {
-          // A failing hook must not fail the run; the declaration runs as usual.
-        }
-        if (e.flight !== flight) return;
-        if (ctx.signal?.aborted) {
-          ctx.aborted = true;
-          return;
-        }
-      }
-      const args: unknown[] = new Array(e.args.length);
-      let raw = e.command;
-      for (let i = 0; i < e.args.length; i++) {
-        const a = e.args[i]!;
-        const value = a.kind === 'literal' ? a.value : e.argDeps[i]!.value.data;
-        args[i] = value;
-        raw = appendToRaw(raw, value === null || value === undefined ? '' : textOf(value));
-      }
-      try {
-        this.monitor.beforeExecuteCommand(e.command, raw);
-      } catch (error) {
-        ctx.halt = asError(error);
-        return;
-      }
-      ctx.commands.push(raw);
-      if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber, args, dependencies: e.dependencies, comment: e.comment });
-      const responder = createResponder(e.name, e.command, this.autoCancel, this.heuristic);
-      const payload: CommandPayload = {
-        command: e.command,
-        args,
-        raw,
-        variable: e.name,
-        lineNumber: e.lineNumber,
-        comment: e.comment,
-        commentLines: e.commentLines.length === 0 ? [] : e.commentLines.slice(),
-        signal: ctx.signal ?? undefined,
-      };
-      let result: unknown;
-      try {
-        // Always awaited, the built-in too: a settlement is processed after the current
-        // scheduling round, never inside it.
-        const returned = await (e.command === 'assign' && builtinAssign
-          ? builtinAssignCommand(payload, responder.api)
-          : this.registry.executeCommand(payload, responder.api));
-        result = returned ?? responder.last();
-      } catch (error) {
-        if (e.flight !== flight) return;
-        const reason = errorText(error);
-        e.value = failValue(reason, 'exception');
-        this.settled(e);
-        if (this.report(e, reason, ctx)) this.propagateUndefined([e], ctx);
-        return;
-      }
+      await this.options.beforeCommand!({ variable: e.name, command: e.command, lineNumber: e.lineNumber }, ctx.signal);
+    } catch {
+      // A failing hook must not fail the run; the declaration runs as usual.
+    }
+    if (e.flight !== flight) return;
+    if (ctx.signal?.aborted) {
+      ctx.aborted = true;
+      this.endFlight(e, ctx, flight, done);
+      return;
+    }
+    const payload = this.commandPayload(e, ctx);
+    if (payload === null) {
+      this.endFlight(e, ctx, flight, done);
+      return;
+    }
+    const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
+    let value: unknown;
+    try {
+      // Always awaited, the built-in too: a settlement is processed after the current
+      // scheduling round, never inside it.
+      value = await (e.command === ASSIGN && builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api));
+    } catch (error) {
+      this.commandThrew(e, ctx, flight, done, error);
+      return;
+    }
+    this.commandReturned(e, ctx, flight, done, responder, value);
+  }
+
+  /**
+   * Steps 1 to 3 of 6.4: the arguments, `raw` and the monitor's consent, then the payload (the run
+   * logs `raw` and says the command started). Null when the monitor halts the run.
+   */
+  private commandPayload(e: Entry, ctx: RunContext): CommandPayload | null {
+    const n = e.args.length;
+    const args: unknown[] = new Array(n);
+    let raw = e.command;
+    for (let i = 0; i < n; i++) {
+      const a = e.args[i]!;
+      const value = a.kind === 'literal' ? a.value : e.argDeps[i]!.value.data;
+      args[i] = value;
+      raw = appendToRaw(raw, value === null || value === undefined ? '' : textOf(value));
+    }
+    raw = compactText(raw);
+    try {
+      this.monitor.beforeExecuteCommand(e.command, raw);
+    } catch (error) {
+      ctx.halt = asError(error);
+      return null;
+    }
+    ctx.commands.push(raw);
+    if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber, args, dependencies: e.dependencies, comment: e.comment });
+    return {
+      command: e.command,
+      args,
+      raw,
+      variable: e.name,
+      lineNumber: e.lineNumber,
+      comment: e.comment,
+      commentLines: e.commentLines.length === 0 ? [] : e.commentLines.slice(),
+      signal: ctx.signal ?? undefined,
+    };
+  }
+
+  /** A command's outcome: what it returned (or its responder's last value), stored and propagated. */
+  private commandReturned(e: Entry, ctx: RunContext, flight: number, done: (e: Entry) => void, responder: CommandResponder, returned: unknown): void {
+    try {
       if (e.flight !== flight) return;
-      this.store(e, result, ctx);
+      this.store(e, returned ?? responder.last(), ctx);
     } finally {
-      if (e.flight === flight) {
-        e.flight = 0;
-        unlinkFlight(ctx, e);
-        done(e);
-      }
+      this.endFlight(e, ctx, flight, done);
+    }
+  }
+
+  /** A command threw (or its promise rejected): the variable fails with the reason (6.4). */
+  private commandThrew(e: Entry, ctx: RunContext, flight: number, done: (e: Entry) => void, error: unknown): void {
+    try {
+      if (e.flight !== flight) return;
+      const reason = errorText(error);
+      e.value = failValue(reason, 'exception');
+      this.settled(e);
+      if (this.report(e, reason, ctx)) this.propagateUndefined([e], ctx);
+    } finally {
+      this.endFlight(e, ctx, flight, done);
+    }
+  }
+
+  /** The execution `flight` of `e` is over: unless it was abandoned, the scheduler hears of it. */
+  private endFlight(e: Entry, ctx: RunContext, flight: number, done: (e: Entry) => void): void {
+    if (e.flight === flight) {
+      e.flight = 0;
+      unlinkFlight(ctx, e);
+      done(e);
     }
   }
 
@@ -1067,6 +1163,31 @@ function appendToRaw(raw: string, text: string): string {
     }
     return raw;
   }
+}
+
+const promiseThen = Promise.prototype.then;
+
+/**
+ * A promise `await` would use as it is (a native promise whose constructor is Promise) and on
+ * which attaching reactions runs no code of the command's: no Proxy, no own `then` or
+ * `constructor`, the plain prototype. `await` on anything else is left to `await`.
+ */
+function isPlainPromise(x: unknown): x is Promise<unknown> {
+  return types.isPromise(x) && Object.getPrototypeOf(x) === Promise.prototype && !Object.prototype.hasOwnProperty.call(x, 'constructor') && !Object.prototype.hasOwnProperty.call(x, 'then');
+}
+
+/** Below this length a text built by concatenation is flattened (see `compactText`). */
+const COMPACT_TEXT_LIMIT = 256;
+
+/**
+ * A short text built piece by piece is a tree of V8 cons strings, several times the size of its
+ * characters; `raw` is kept for the whole update (the run's command list), so a short one is
+ * flattened once here (reading a character flattens it), which keeps the run's memory and the
+ * garbage collector's copying small. Long texts stay as they are (flattening copies them).
+ */
+function compactText(text: string): string {
+  if (text.length <= COMPACT_TEXT_LIMIT && text.length > 0) text.charCodeAt(0);
+  return text;
 }
 
 /** Appends an entry to the run's executions in flight. */

@@ -90,6 +90,21 @@ export function normalizeStatus(status: unknown): Status | null {
   return Object.prototype.hasOwnProperty.call(ALIASES, key) ? ALIASES[key]! : null;
 }
 
+/** `TIMESTAMP:STATUS:` for each status. */
+const RAW_STATUS: Readonly<Record<Status, string>> = { success: ':success:', fail: ':fail:', undefined: ':undefined:', canceled: ':canceled:' };
+
+/**
+ * `TIMESTAMP:STATUS:DATA`. Every value holds one for as long as it lives; concatenated, a short one
+ * is a tree of V8 cons strings several times the size of its characters, so it is flattened once
+ * here (reading a character flattens a string; the garbage collector then drops the tree). A long
+ * one (data of any length) stays a concatenation, so its data is not copied.
+ */
+function rawText(timestamp: number, status: Status, text: string): string {
+  const raw = timestamp + RAW_STATUS[status] + text;
+  if (text.length <= 64) raw.charCodeAt(0);
+  return raw;
+}
+
 /** Creates a value; `null`/`undefined` data is stored as the empty string. */
 export function createValue(status: Status, data: unknown, origin: string, extra?: { rootCause?: RootCause | null; via?: string | null; timestamp?: number }): Value {
   const timestamp = extra?.timestamp ?? nextTimestamp();
@@ -98,7 +113,7 @@ export function createValue(status: Status, data: unknown, origin: string, extra
     status,
     data: payload,
     timestamp,
-    raw: `${timestamp}:${status}:${textOf(payload)}`,
+    raw: rawText(timestamp, status, textOf(payload)),
     rootCause: status === 'canceled' ? (extra?.rootCause ?? null) : null,
     via: extra?.via ?? null,
     origin,
