@@ -128,6 +128,8 @@ class Entry {
   deps: Entry[] = [];
   /** For each argument, the entry a reference names (null for a literal): read when it runs. */
   argDeps: (Entry | null)[] = [];
+  /** For each argument, a literal's value (undefined for a reference), so that starting reads no node. */
+  literals: unknown[] = [];
   dependents: Entry[] = [];
   level = 0;
   /** Position in table order (`Interpreter.rebuildGraph`). */
@@ -138,11 +140,13 @@ class Entry {
   rankedLevel = -1;
   /** Scratch counter for the topological pass. */
   pending = 0;
-  /** The id of this entry's execution in flight, 0 when none (see `Interpreter.abandonRunning`). */
+  /**
+   * The id of this entry's execution in flight, 0 when none. Ids grow with each start, so the
+   * entries in flight ordered by id are the run's executions in start order (`abandonRunning`).
+   * Once abandoned, the entry's id is no longer that execution's, and whatever the command
+   * delivers later is ignored: the entry already holds the value the host gave it.
+   */
   flight = 0;
-  /** The executions in flight of a run, in start order: a list through the entries. */
-  prevFlight: Entry | null = null;
-  nextFlight: Entry | null = null;
   constructor(readonly name: string) {}
 }
 
@@ -160,17 +164,34 @@ interface RunContext {
    * value the walk is a no-op and is skipped, which keeps a chain linear instead of quadratic.
    */
   canceledSeen: boolean;
-  /**
-   * The commands of this run in flight (started and not yet settled), oldest first, for
-   * `abandonRunning`: a list linked through the entries, so starting a command allocates nothing.
-   * Each execution has an id (`Entry.flight`); once abandoned, the entry's id is no longer that
-   * execution's, and whatever the command delivers later is ignored: the entry already holds the
-   * value the host gave it.
-   */
-  firstFlight: Entry | null;
-  lastFlight: Entry | null;
   /** A host replaced a value (`setValue`) during this run: readiness counters may be off. */
   hostChanged: boolean;
+}
+
+/** The state of one execution phase (`Interpreter.execute`): what the scheduler's methods share. */
+class Execution {
+  running = 0;
+  flushPending = false;
+  /** The pending `setImmediate` of `flushNow`, cleared when the run ends (it holds the whole run). */
+  immediate: NodeJS.Immediate | null = null;
+  /** Flushes done at once in a row, without yielding to the event loop. */
+  syncRounds = 0;
+  done = false;
+  resolve: () => void = () => undefined;
+  /** `flush` of this execution, for `setImmediate`. */
+  flushNow: () => void = () => undefined;
+  onAbort: (() => void) | null = null;
+  constructor(
+    readonly ctx: RunContext,
+    readonly queue: RankQueue<Entry>,
+    /** By table index: how many dependencies are not yet successes. */
+    readonly waiting: Int32Array,
+    readonly allowedMask: Uint8Array | null,
+    readonly limit: number,
+    /** Whether `assign` is the built-in (the registry does not list it). */
+    readonly builtinAssign: boolean,
+    readonly hold: (() => boolean) | undefined,
+  ) {}
 }
 
 function anySignal(signals: (AbortSignal | undefined | null)[]): AbortSignal | null {
@@ -201,11 +222,17 @@ export class Interpreter {
   private source = '';
   private lastRunState: { aborted: boolean; halted: boolean } | null = null;
   /** The run executing now and its scheduler's completion callback (updates are serialised). */
-  private active: { ctx: RunContext; done: (e: Entry) => void } | null = null;
+  private active: Execution | null = null;
   /** Settles when every queued update, replans included, has settled. */
   ready: Promise<unknown> = Promise.resolve();
   /** The entries in start order (index = rank), rebuilt with the graph. */
   private byRank: Entry[] = [];
+  /** By table index: where each entry's dependents begin in `dependentList` (n + 1 items). */
+  private dependentStart = new Int32Array(1);
+  /** The table indexes of every entry's dependents, entry after entry. */
+  private dependentList = new Int32Array(0);
+  /** By table index: the entry's rank. */
+  private rankOf = new Int32Array(0);
   /** Ids of command executions (`Entry.flight`). */
   private flights = 0;
 
@@ -334,15 +361,16 @@ export class Interpreter {
   abandonRunning(status: 'fail' | 'canceled', reason: string): string[] {
     const active = this.active;
     if (!active) return [];
-    const { ctx, done } = active;
-    // A copy: settling one flight may start new commands, and those are not abandoned.
+    const ctx = active.ctx;
+    // A copy, in start order: settling one flight may start new commands, and those are not
+    // abandoned. Every execution in flight belongs to the active run (updates are serialised).
     const flights: Entry[] = [];
-    for (let e = ctx.firstFlight; e; e = e.nextFlight) flights.push(e);
+    for (const e of this.table.values()) if (e.flight !== 0) flights.push(e);
+    flights.sort((a, b) => a.flight - b.flight);
     const names: string[] = [];
     for (const e of flights) {
       if (e.flight === 0) continue;
       e.flight = 0;
-      unlinkFlight(ctx, e);
       names.push(e.name);
       if (status === 'fail') {
         e.value = failValue(reason, 'host');
@@ -354,7 +382,7 @@ export class Interpreter {
         this.settled(e);
         this.propagateCanceled([e], ctx);
       }
-      done(e);
+      this.settle(active, e);
     }
     return names;
   }
@@ -369,8 +397,6 @@ export class Interpreter {
       halt: null,
       aborted: false,
       canceledSeen: true,
-      firstFlight: null,
-      lastFlight: null,
       hostChanged: false,
     };
   }
@@ -471,9 +497,11 @@ export class Interpreter {
       // running the entry reads its arguments without a lookup in the table.
       const args = e.args;
       e.argDeps.length = args.length;
+      e.literals.length = args.length;
       for (let i = 0; i < args.length; i++) {
         const a = args[i]!;
         let dep: Entry | null = null;
+        e.literals[i] = a.kind === 'literal' ? a.value : undefined;
         if (a.kind !== 'literal') {
           for (let k = 0; k < names.length; k++) {
             if (names[k] === a.name) {
@@ -514,6 +542,27 @@ export class Interpreter {
       this.byRank = rankOrder(order);
       for (const e of order) e.rankedLevel = e.level;
     }
+    // What the scheduler reads on every completion, by table index in typed arrays, so that
+    // counting down a command's dependents touches no entry: each entry's dependents (one list,
+    // `dependentStart[i]` to `dependentStart[i + 1]`) and each entry's rank.
+    const n = this.table.size;
+    const dependentStart = new Int32Array(n + 1);
+    let total = 0;
+    for (const e of this.table.values()) {
+      dependentStart[e.index] = total;
+      total += e.dependents.length;
+    }
+    dependentStart[n] = total;
+    const dependentList = new Int32Array(total);
+    const rankOf = new Int32Array(n);
+    for (const e of this.table.values()) {
+      let k = dependentStart[e.index]!;
+      for (const d of e.dependents) dependentList[k++] = d.index;
+      rankOf[e.index] = e.rank;
+    }
+    this.dependentStart = dependentStart;
+    this.dependentList = dependentList;
+    this.rankOf = rankOf;
   }
 
   // ---------------------------------------------------------------- runs
@@ -662,18 +711,29 @@ export class Interpreter {
    * is queued (by rank, `RankQueue`). Whether a queued declaration is still ready is checked again
    * right before it starts. A host that replaces a value during the run (`setValue`) can make a
    * counter wrong; from then on dependents are checked one by one instead, as a counter would.
+   *
+   * The run's state is one `Execution` object and its steps are methods (`flush`, `settle`,
+   * `finish`), not closures made per run: their optimised code is kept from run to run.
    */
   private execute(ctx: RunContext): Promise<void> {
-    const queue = new RankQueue<Entry>(this.byRank);
     const allowed = ctx.allowed;
-    const limit = this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity;
-    const builtinAssign = !CommandSurface.fromRegistry(this.registry).has(ASSIGN);
-    const waiting = new Int32Array(this.table.size);
+    const x = new Execution(
+      ctx,
+      new RankQueue<Entry>(this.byRank),
+      new Int32Array(this.table.size),
+      // Targets: by table index, 1 for the entries this run may start.
+      allowed ? new Uint8Array(this.table.size) : null,
+      this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity,
+      !CommandSurface.fromRegistry(this.registry).has(ASSIGN),
+      this.options.holdNewCommands,
+    );
+    const { queue, waiting, allowedMask } = x;
     let canceled = false;
     for (const e of this.table.values()) {
       const status = e.value.status;
       if (status === 'canceled') canceled = true;
       if (allowed && !allowed.has(e)) continue;
+      if (allowedMask) allowedMask[e.index] = 1;
       // Counted for every entry: a canceled one may become undefined during the run (6.5).
       let count = 0;
       for (const d of e.deps) if (d.value.status !== 'success') count++;
@@ -681,84 +741,102 @@ export class Interpreter {
       if (count === 0 && status === 'undefined') queue.push(e);
     }
     ctx.canceledSeen = canceled;
-
     return new Promise<void>((resolve) => {
-      let running = 0;
-      let flushPending = false;
-      /** The pending `setImmediate(flush)`, cleared when the run ends (it holds the whole run). */
-      let immediate: NodeJS.Immediate | null = null;
-      let syncRounds = 0;
-      let done = false;
-      const hold = this.options.holdNewCommands;
-      const stopped = () => ctx.halt !== null || ctx.aborted || (hold !== undefined && hold() === true);
-      const finish = () => {
-        if (done) return;
-        done = true;
-        if (immediate !== null) {
-          clearImmediate(immediate);
-          immediate = null;
-        }
-        if (this.active?.ctx === ctx) this.active = null;
-        queue.clear();
-        ctx.signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const flush = () => {
-        flushPending = false;
-        // Called at once while a flush is pending: this one does its work, so the pending one
-        // (which would hold the run until it fires) goes.
-        if (immediate !== null) {
-          clearImmediate(immediate);
-          immediate = null;
-        }
-        if (ctx.signal?.aborted) ctx.aborted = true;
-        while (!stopped() && running < limit && queue.size > 0) {
-          const e = queue.pop()!;
-          // Exact counters say it without visiting the dependencies again (a host's setValue
-          // makes them inexact: then each dependency is checked).
-          if (e.flight !== 0 || (ctx.hostChanged ? !this.isReady(e) : waiting[e.index] !== 0 || e.value.status !== 'undefined')) continue;
-          running++;
-          this.startEntry(e, ctx, builtinAssign, settle);
-        }
-        if (running === 0) finish();
-      };
-      const settle = (e: Entry) => {
-        running--;
-        if (e.value.status === 'success') {
-          // Counters go down even while nothing may start, so that they stay exact.
-          const push = !stopped();
-          const dependents = e.dependents;
-          for (let i = 0; i < dependents.length; i++) {
-            const d = dependents[i]!;
-            if (allowed && !allowed.has(d)) continue;
-            if (ctx.hostChanged) {
-              if (push && this.isReady(d)) queue.push(d);
-            } else if (--waiting[d.index]! === 0 && push && d.value.status === 'undefined') queue.push(d);
-          }
-        }
-        if (running === 0 && syncRounds < YIELD_EVERY) {
-          // Nothing else is in flight, so no other completion can be waiting: go on at once.
-          syncRounds++;
-          flush();
-        } else if (!flushPending) {
-          flushPending = true;
-          syncRounds = 0;
-          immediate = setImmediate(flush);
-        }
-      };
-      const onAbort = () => {
-        ctx.aborted = true;
-        if (running === 0) finish();
-      };
-      ctx.signal?.addEventListener('abort', onAbort, { once: true });
-      this.active = { ctx, done: settle };
-      flush();
+      x.resolve = resolve;
+      x.flushNow = () => this.flush(x);
+      if (ctx.signal) {
+        x.onAbort = () => {
+          ctx.aborted = true;
+          if (x.running === 0) this.finish(x);
+        };
+        ctx.signal.addEventListener('abort', x.onAbort, { once: true });
+      }
+      this.active = x;
+      this.flush(x);
     });
   }
 
+  private stopped(x: Execution): boolean {
+    const ctx = x.ctx;
+    if (ctx.halt !== null || ctx.aborted) return true;
+    const hold = x.hold;
+    return hold !== undefined && hold() === true;
+  }
+
+  private finish(x: Execution): void {
+    if (x.done) return;
+    x.done = true;
+    if (x.immediate !== null) {
+      clearImmediate(x.immediate);
+      x.immediate = null;
+    }
+    if (this.active === x) this.active = null;
+    x.queue.clear();
+    if (x.onAbort) x.ctx.signal?.removeEventListener('abort', x.onAbort);
+    x.resolve();
+  }
+
+  /** Starts every ready declaration, in rank order, while nothing stops it. */
+  private flush(x: Execution): void {
+    x.flushPending = false;
+    // Called at once while a flush is pending: this one does its work, so the pending one (which
+    // would hold the run until it fires) goes.
+    if (x.immediate !== null) {
+      clearImmediate(x.immediate);
+      x.immediate = null;
+    }
+    const { ctx, queue, waiting } = x;
+    if (ctx.signal?.aborted) ctx.aborted = true;
+    while (!this.stopped(x) && x.running < x.limit && queue.size > 0) {
+      const e = queue.pop()!;
+      // Exact counters say it without visiting the dependencies again (a host's setValue makes
+      // them inexact: then each dependency is checked).
+      if (e.flight !== 0 || (ctx.hostChanged ? !this.isReady(e) : waiting[e.index] !== 0 || e.value.status !== 'undefined')) continue;
+      x.running++;
+      this.startEntry(e, x);
+    }
+    if (x.running === 0) this.finish(x);
+  }
+
+  /** A command of the run has settled (or was abandoned): count down its dependents, go on. */
+  private settle(x: Execution, e: Entry): void {
+    x.running--;
+    if (e.value.status === 'success') {
+      // Counters go down even while nothing may start, so that they stay exact. A dependent
+      // whose counter reaches 0 is queued without reading its entry: whether it is still
+      // undefined is checked when it is popped, as every start is.
+      const push = !this.stopped(x);
+      const { queue, allowedMask } = x;
+      if (x.ctx.hostChanged) {
+        for (const d of e.dependents) {
+          if (allowedMask && allowedMask[d.index] === 0) continue;
+          if (push && this.isReady(d)) queue.push(d);
+        }
+      } else {
+        const { waiting } = x;
+        const { dependentStart, dependentList, rankOf } = this;
+        const end = dependentStart[e.index + 1]!;
+        for (let k = dependentStart[e.index]!; k < end; k++) {
+          const d = dependentList[k]!;
+          if (allowedMask && allowedMask[d] === 0) continue;
+          if (--waiting[d]! === 0 && push) queue.pushRank(rankOf[d]!);
+        }
+      }
+    }
+    if (x.running === 0 && x.syncRounds < YIELD_EVERY) {
+      // Nothing else is in flight, so no other completion can be waiting: go on at once.
+      x.syncRounds++;
+      this.flush(x);
+    } else if (!x.flushPending) {
+      x.flushPending = true;
+      x.syncRounds = 0;
+      x.immediate = setImmediate(x.flushNow);
+    }
+  }
+
   /**
-   * Starts one declaration's command (6.4); its outcome is stored and propagated, then `done` is
-   * called. Whatever the command throws or returns becomes that declaration's value: nothing a
+   * Starts one declaration's command (6.4); its outcome is stored and propagated, then the
+   * execution `x` hears of it (`settle`). Whatever the command throws or returns becomes that declaration's value: nothing a
    * command hands back may escape from here, since an escape would end the whole process. When
    * `abandonRunning` has settled the declaration meanwhile, the command's outcome is dropped.
    *
@@ -768,58 +846,57 @@ export class Interpreter {
    * when `await` would process it (a native promise: in its reaction job; anything else goes
    * through `await` itself), and a synchronous throw at once, as before.
    */
-  private startEntry(e: Entry, ctx: RunContext, builtinAssign: boolean, done: (e: Entry) => void): void {
+  private startEntry(e: Entry, x: Execution): void {
     if (this.options.beforeCommand) {
-      void this.executeEntry(e, ctx, builtinAssign, done);
+      void this.executeEntry(e, x);
       return;
     }
     const flight = ++this.flights;
     e.flight = flight;
-    linkFlight(ctx, e);
-    const payload = this.commandPayload(e, ctx);
+    const payload = this.commandPayload(e, x.ctx);
     if (payload === null) {
-      this.endFlight(e, ctx, flight, done);
+      this.endFlight(e, x, flight);
       return;
     }
     const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
     let returned: unknown;
     try {
-      returned = e.command === ASSIGN && builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api);
+      returned = e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api);
     } catch (error) {
-      this.commandThrew(e, ctx, flight, done, error);
+      this.commandThrew(e, x, flight, error);
       return;
     }
     if (isPlainPromise(returned)) {
       void promiseThen.call(
         returned,
-        (value: unknown) => this.commandReturned(e, ctx, flight, done, responder, value),
-        (error: unknown) => this.commandThrew(e, ctx, flight, done, error),
+        (value: unknown) => this.commandReturned(e, x, flight, responder, value),
+        (error: unknown) => this.commandThrew(e, x, flight, error),
       );
     } else {
-      void this.awaitCommand(e, ctx, flight, done, responder, returned);
+      void this.awaitCommand(e, x, flight, responder, returned);
     }
   }
 
   /** `await` on whatever else a command returned (a value, a thenable, a promise of another kind). */
-  private async awaitCommand(e: Entry, ctx: RunContext, flight: number, done: (e: Entry) => void, responder: CommandResponder, returned: unknown): Promise<void> {
+  private async awaitCommand(e: Entry, x: Execution, flight: number, responder: CommandResponder, returned: unknown): Promise<void> {
     let value: unknown;
     try {
       value = await returned;
     } catch (error) {
-      this.commandThrew(e, ctx, flight, done, error);
+      this.commandThrew(e, x, flight, error);
       return;
     }
-    this.commandReturned(e, ctx, flight, done, responder, value);
+    this.commandReturned(e, x, flight, responder, value);
   }
 
   /**
    * The slow path of `startEntry`, for hosts with a `beforeCommand` hook: awaits the hook first
    * (a debugger pauses there), then runs the command the same way.
    */
-  private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean, done: (e: Entry) => void): Promise<void> {
+  private async executeEntry(e: Entry, x: Execution): Promise<void> {
+    const ctx = x.ctx;
     const flight = ++this.flights;
     e.flight = flight;
-    linkFlight(ctx, e);
     try {
       await this.options.beforeCommand!({ variable: e.name, command: e.command, lineNumber: e.lineNumber }, ctx.signal);
     } catch {
@@ -828,12 +905,12 @@ export class Interpreter {
     if (e.flight !== flight) return;
     if (ctx.signal?.aborted) {
       ctx.aborted = true;
-      this.endFlight(e, ctx, flight, done);
+      this.endFlight(e, x, flight);
       return;
     }
     const payload = this.commandPayload(e, ctx);
     if (payload === null) {
-      this.endFlight(e, ctx, flight, done);
+      this.endFlight(e, x, flight);
       return;
     }
     const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
@@ -841,12 +918,12 @@ export class Interpreter {
     try {
       // Always awaited, the built-in too: a settlement is processed after the current
       // scheduling round, never inside it.
-      value = await (e.command === ASSIGN && builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api));
+      value = await (e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api));
     } catch (error) {
-      this.commandThrew(e, ctx, flight, done, error);
+      this.commandThrew(e, x, flight, error);
       return;
     }
-    this.commandReturned(e, ctx, flight, done, responder, value);
+    this.commandReturned(e, x, flight, responder, value);
   }
 
   /**
@@ -854,12 +931,13 @@ export class Interpreter {
    * logs `raw` and says the command started). Null when the monitor halts the run.
    */
   private commandPayload(e: Entry, ctx: RunContext): CommandPayload | null {
-    const n = e.args.length;
+    const argDeps = e.argDeps;
+    const n = argDeps.length;
     const args: unknown[] = new Array(n);
     let raw = e.command;
     for (let i = 0; i < n; i++) {
-      const a = e.args[i]!;
-      const value = a.kind === 'literal' ? a.value : e.argDeps[i]!.value.data;
+      const dep = argDeps[i]!;
+      const value = dep === null ? e.literals[i] : dep.value.data;
       args[i] = value;
       raw = appendToRaw(raw, value === null || value === undefined ? '' : textOf(value));
     }
@@ -885,34 +963,33 @@ export class Interpreter {
   }
 
   /** A command's outcome: what it returned (or its responder's last value), stored and propagated. */
-  private commandReturned(e: Entry, ctx: RunContext, flight: number, done: (e: Entry) => void, responder: CommandResponder, returned: unknown): void {
+  private commandReturned(e: Entry, x: Execution, flight: number, responder: CommandResponder, returned: unknown): void {
     try {
       if (e.flight !== flight) return;
-      this.store(e, returned ?? responder.last(), ctx);
+      this.store(e, returned ?? responder.last(), x.ctx);
     } finally {
-      this.endFlight(e, ctx, flight, done);
+      this.endFlight(e, x, flight);
     }
   }
 
   /** A command threw (or its promise rejected): the variable fails with the reason (6.4). */
-  private commandThrew(e: Entry, ctx: RunContext, flight: number, done: (e: Entry) => void, error: unknown): void {
+  private commandThrew(e: Entry, x: Execution, flight: number, error: unknown): void {
     try {
       if (e.flight !== flight) return;
       const reason = errorText(error);
       e.value = failValue(reason, 'exception');
       this.settled(e);
-      if (this.report(e, reason, ctx)) this.propagateUndefined([e], ctx);
+      if (this.report(e, reason, x.ctx)) this.propagateUndefined([e], x.ctx);
     } finally {
-      this.endFlight(e, ctx, flight, done);
+      this.endFlight(e, x, flight);
     }
   }
 
   /** The execution `flight` of `e` is over: unless it was abandoned, the scheduler hears of it. */
-  private endFlight(e: Entry, ctx: RunContext, flight: number, done: (e: Entry) => void): void {
+  private endFlight(e: Entry, x: Execution, flight: number): void {
     if (e.flight === flight) {
       e.flight = 0;
-      unlinkFlight(ctx, e);
-      done(e);
+      this.settle(x, e);
     }
   }
 
@@ -1188,25 +1265,6 @@ const COMPACT_TEXT_LIMIT = 256;
 function compactText(text: string): string {
   if (text.length <= COMPACT_TEXT_LIMIT && text.length > 0) text.charCodeAt(0);
   return text;
-}
-
-/** Appends an entry to the run's executions in flight. */
-function linkFlight(ctx: RunContext, e: Entry): void {
-  e.prevFlight = ctx.lastFlight;
-  e.nextFlight = null;
-  if (ctx.lastFlight) ctx.lastFlight.nextFlight = e;
-  else ctx.firstFlight = e;
-  ctx.lastFlight = e;
-}
-
-/** Removes an entry from the run's executions in flight. */
-function unlinkFlight(ctx: RunContext, e: Entry): void {
-  if (e.prevFlight) e.prevFlight.nextFlight = e.nextFlight;
-  else if (ctx.firstFlight === e) ctx.firstFlight = e.nextFlight;
-  if (e.nextFlight) e.nextFlight.prevFlight = e.prevFlight;
-  else if (ctx.lastFlight === e) ctx.lastFlight = e.prevFlight;
-  e.prevFlight = null;
-  e.nextFlight = null;
 }
 
 function rootCauseOf(e: Entry): RootCause {

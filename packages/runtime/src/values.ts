@@ -90,6 +90,28 @@ export function normalizeStatus(status: unknown): Status | null {
   return Object.prototype.hasOwnProperty.call(ALIASES, key) ? ALIASES[key]! : null;
 }
 
+/** '000' to '999'. */
+const THREE_DIGITS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+/** The text of the thousands of the last timestamp converted, and that number. */
+let thousandsText = '';
+let thousands = -1;
+
+/**
+ * `String(timestamp)` for the integer timestamps the clock hands out: successive ones share all
+ * but their last three digits, so those are kept as text and the rest comes from a table (a
+ * number's conversion to text is the most expensive step of making a value). Anything else is
+ * converted as usual.
+ */
+function timestampText(timestamp: number): string {
+  if (!(timestamp >= 1000 && timestamp <= Number.MAX_SAFE_INTEGER && Number.isInteger(timestamp))) return String(timestamp);
+  const high = Math.floor(timestamp / 1000);
+  if (high !== thousands) {
+    thousands = high;
+    thousandsText = String(high);
+  }
+  return thousandsText + THREE_DIGITS[timestamp - high * 1000]!;
+}
+
 /** `TIMESTAMP:STATUS:` for each status. */
 const RAW_STATUS: Readonly<Record<Status, string>> = { success: ':success:', fail: ':fail:', undefined: ':undefined:', canceled: ':canceled:' };
 
@@ -100,7 +122,7 @@ const RAW_STATUS: Readonly<Record<Status, string>> = { success: ':success:', fai
  * one (data of any length) stays a concatenation, so its data is not copied.
  */
 function rawText(timestamp: number, status: Status, text: string): string {
-  const raw = timestamp + RAW_STATUS[status] + text;
+  const raw = timestampText(timestamp) + RAW_STATUS[status] + text;
   if (text.length <= 64) raw.charCodeAt(0);
   return raw;
 }
