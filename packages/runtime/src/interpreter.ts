@@ -114,23 +114,30 @@ export interface VariableSnapshot {
 /** Synchronous scheduling rounds before the scheduler yields to the event loop. */
 const YIELD_EVERY = 256;
 
+/** The value of an entry that `apply` has not yet given one. */
+const UNSET: Value = undefinedValue('', 'internal');
+
+/** The arrays of an entry that `apply` and `rebuildGraph` have not yet filled (never written to). */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+
 /** One row of the variable table. */
 class Entry {
   decl: Declaration | null = null;
   command = '';
-  args: readonly Argument[] = [];
-  dependencies: readonly string[] = [];
+  args: readonly Argument[] = NONE;
+  dependencies: readonly string[] = NONE;
   signature: string | null = null;
   lineNumber = 0;
   comment = '';
-  commentLines: readonly string[] = [];
-  value: Value = undefinedValue('', 'internal');
-  deps: Entry[] = [];
+  commentLines: readonly string[] = NONE;
+  /** Replaced before anything reads it: every new entry is reset (or, for `input`, forced). */
+  value: Value = UNSET;
+  deps: Entry[] = NONE;
   /** For each argument, the entry a reference names (null for a literal): read when it runs. */
-  argDeps: (Entry | null)[] = [];
+  argDeps: (Entry | null)[] = NONE;
   /** For each argument, a literal's value (undefined for a reference), so that starting reads no node. */
-  literals: unknown[] = [];
-  dependents: Entry[] = [];
+  literals: unknown[] = NONE;
+  dependents: Entry[] = NONE;
   level = 0;
   /** Position in table order (`Interpreter.rebuildGraph`). */
   index = 0;
@@ -458,6 +465,7 @@ export class Interpreter {
       let entry = table.get('input');
       if (!entry) {
         entry = new Entry('input');
+        entry.commentLines = [];
         table.set('input', entry);
       }
       entry.decl = null;
@@ -480,39 +488,43 @@ export class Interpreter {
 
   /** Dependents in table order, and levels (longest dependency path), without recursion. */
   private rebuildGraph(): void {
-    // Arrays are reused (length 0) rather than replaced: an update re-links every entry.
+    // New arrays each time (an update re-links every entry), filled by push so that they stay
+    // packed; the old ones are garbage.
     for (const e of this.table.values()) {
-      e.dependents.length = 0;
+      e.dependents = [];
       e.level = 0;
     }
     for (const e of this.table.values()) {
       const names = e.dependencies;
-      e.deps.length = names.length;
+      const deps: Entry[] = [];
       for (let i = 0; i < names.length; i++) {
         const dep = this.table.get(names[i]!)!;
-        e.deps[i] = dep;
+        deps.push(dep);
         dep.dependents.push(e);
       }
+      e.deps = deps;
       // Each reference argument names one of the (few) dependencies: found here once, so that
       // running the entry reads its arguments without a lookup in the table.
       const args = e.args;
-      e.argDeps.length = args.length;
-      e.literals.length = args.length;
+      const argDeps: (Entry | null)[] = [];
+      const literals: unknown[] = [];
       for (let i = 0; i < args.length; i++) {
         const a = args[i]!;
         let dep: Entry | null = null;
-        e.literals[i] = a.kind === 'literal' ? a.value : undefined;
         if (a.kind !== 'literal') {
           for (let k = 0; k < names.length; k++) {
             if (names[k] === a.name) {
-              dep = e.deps[k]!;
+              dep = deps[k]!;
               break;
             }
           }
           dep ??= this.table.get(a.name)!;
         }
-        e.argDeps[i] = dep;
+        argDeps.push(dep);
+        literals.push(a.kind === 'literal' ? a.value : undefined);
       }
+      e.argDeps = argDeps;
+      e.literals = literals;
     }
     const order: Entry[] = [];
     for (const e of this.table.values()) {
@@ -623,7 +635,13 @@ export class Interpreter {
     const undefinedSeeds: Entry[] = [];
     const cancelSeeds: Entry[] = [];
     for (const v of this.table.values()) {
-      const canceled = v.deps.find((d) => d.value.status === 'canceled');
+      let canceled: Entry | undefined;
+      for (const d of v.deps) {
+        if (d.value.status === 'canceled') {
+          canceled = d;
+          break;
+        }
+      }
       if (canceled) {
         v.value = propagatedCanceledValue(rootCauseOf(canceled), canceled.name);
         cancelSeeds.push(v);
