@@ -168,11 +168,7 @@ async function makespan(busy) {
     if (busy) await new Promise((resolve) => setTimeout(resolve, 300));
     await makespanOnce(); // warm-up
     const runs = [];
-    for (let k = 0; k < MAKESPAN_RUNS; k++) {
-      await new Promise((resolve) => setImmediate(resolve));
-      global.gc?.();
-      runs.push(await makespanOnce());
-    }
+    for (let k = 0; k < MAKESPAN_RUNS; k++) runs.push(await makespanOnce());
     runs.sort((a, b) => a.ratio - b.ratio);
     const m = runs[runs.length >> 1];
     const label = busy ? 'busy' : 'quiet';

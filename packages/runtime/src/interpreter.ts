@@ -120,33 +120,15 @@ const UNSET: Value = undefinedValue('', 'internal');
 /** The arrays of an entry that `apply` and `rebuildGraph` have not yet filled (never written to). */
 const NONE: never[] = Object.freeze([]) as unknown as never[];
 
-/** One row of the variable table. */
+/**
+ * One row of the variable table. The fields a run reads for every command come first, so that
+ * they share the object's first cache lines (V8 lays fields out in the order they are defined).
+ */
 class Entry {
-  decl: Declaration | null = null;
-  command = '';
-  args: readonly Argument[] = NONE;
-  dependencies: readonly string[] = NONE;
-  signature: string | null = null;
-  lineNumber = 0;
-  comment = '';
-  commentLines: readonly string[] = NONE;
+  readonly name: string;
   /** Replaced before anything reads it: every new entry is reset (or, for `input`, forced). */
   value: Value = UNSET;
-  deps: Entry[] = NONE;
-  /** For each argument, the entry a reference names (null for a literal): read when it runs. */
-  argDeps: (Entry | null)[] = NONE;
-  /** For each argument, a literal's value (undefined for a reference), so that starting reads no node. */
-  literals: unknown[] = NONE;
-  dependents: Entry[] = NONE;
-  level = 0;
-  /** Position in table order (`Interpreter.rebuildGraph`). */
-  index = 0;
-  /** Position in start order: level, then name (`rankOrder`). */
-  rank = 0;
-  /** The level `rank` was computed for (-1: never ranked). */
-  rankedLevel = -1;
-  /** Scratch counter for the topological pass. */
-  pending = 0;
+  command = '';
   /**
    * The id of this entry's execution in flight, 0 when none. Ids grow with each start, so the
    * entries in flight ordered by id are the run's executions in start order (`abandonRunning`).
@@ -154,7 +136,31 @@ class Entry {
    * delivers later is ignored: the entry already holds the value the host gave it.
    */
   flight = 0;
-  constructor(readonly name: string) {}
+  /** Position in table order (`Interpreter.rebuildGraph`). */
+  index = 0;
+  /** For each argument, the entry a reference names (null for a literal): read when it runs. */
+  argDeps: (Entry | null)[] = NONE;
+  /** For each argument, a literal's value (undefined for a reference), so that starting reads no node. */
+  literals: unknown[] = NONE;
+  lineNumber = 0;
+  comment = '';
+  commentLines: readonly string[] = NONE;
+  dependents: Entry[] = NONE;
+  decl: Declaration | null = null;
+  args: readonly Argument[] = NONE;
+  dependencies: readonly string[] = NONE;
+  signature: string | null = null;
+  deps: Entry[] = NONE;
+  level = 0;
+  /** Position in start order: level, then name (`rankOrder`). */
+  rank = 0;
+  /** The level `rank` was computed for (-1: never ranked). */
+  rankedLevel = -1;
+  /** Scratch counter for the topological pass. */
+  pending = 0;
+  constructor(name: string) {
+    this.name = name;
+  }
 }
 
 /** What one update is doing: its signal, targets and log. */
@@ -1263,12 +1269,13 @@ function appendToRaw(raw: string, text: string): string {
 const promiseThen = Promise.prototype.then;
 
 /**
- * A promise `await` would use as it is (a native promise whose constructor is Promise) and on
- * which attaching reactions runs no code of the command's: no Proxy, no own `then` or
- * `constructor`, the plain prototype. `await` on anything else is left to `await`.
+ * A promise `await` would use as it is: a native promise whose constructor is Promise (the test
+ * of PromiseResolve, which reads `constructor` only of a real promise, never of a Proxy). A
+ * reaction attached to it runs exactly when `await`'s would; `await` on anything else is left to
+ * `await`.
  */
 function isPlainPromise(x: unknown): x is Promise<unknown> {
-  return types.isPromise(x) && Object.getPrototypeOf(x) === Promise.prototype && !Object.prototype.hasOwnProperty.call(x, 'constructor') && !Object.prototype.hasOwnProperty.call(x, 'then');
+  return types.isPromise(x) && (x as Promise<unknown>).constructor === Promise;
 }
 
 /** Below this length a text built by concatenation is flattened (see `compactText`). */
