@@ -138,12 +138,10 @@ class Entry {
   flight = 0;
   /** Position in table order (`Interpreter.rebuildGraph`). */
   index = 0;
-  /** For each argument, the entry a reference names (null for a literal): read when it runs. */
-  argDeps: (Entry | null)[] = NONE;
-  /** For each argument, a literal's value (undefined for a reference), so that starting reads no node. */
-  literals: unknown[] = NONE;
   lineNumber = 0;
   comment = '';
+  /** `commentLines.length`, read when the command starts (an empty list is not touched). */
+  commentCount = 0;
   commentLines: readonly string[] = NONE;
   dependents: Entry[] = NONE;
   decl: Declaration | null = null;
@@ -204,6 +202,12 @@ class Execution {
     /** Whether `assign` is the built-in (the registry does not list it). */
     readonly builtinAssign: boolean,
     readonly hold: (() => boolean) | undefined,
+    /**
+     * By table index: the data of each entry that is a success (set when the run starts and when
+     * a command succeeds), what a dependent's arguments read. Exact until a host replaces a value
+     * (`RunContext.hostChanged`); from then on arguments are read from the entries.
+     */
+    readonly dataOf: unknown[],
   ) {}
 }
 
@@ -246,6 +250,14 @@ export class Interpreter {
   private dependentList = new Int32Array(0);
   /** By table index: the entry's rank. */
   private rankOf = new Int32Array(0);
+  /** The entries in table order (index = `Entry.index`). */
+  private byIndex: Entry[] = [];
+  /** By table index: where each entry's arguments begin in `argDep` and `argLiteral` (n + 1 items). */
+  private argStart = new Int32Array(1);
+  /** Per argument: the table index of the entry a reference names, -1 for a literal. */
+  private argDep = new Int32Array(0);
+  /** Per argument: a literal's value (undefined for a reference). */
+  private argLiteral: unknown[] = [];
   /** Ids of command executions (`Entry.flight`). */
   private flights = 0;
 
@@ -460,6 +472,7 @@ export class Interpreter {
       entry.lineNumber = d.lineNumber;
       entry.comment = d.comment;
       entry.commentLines = d.commentLines;
+      entry.commentCount = d.commentLines.length;
     }
     const input = this.inputSupplied();
     if (table.size > seen.size) {
@@ -472,6 +485,7 @@ export class Interpreter {
       if (!entry) {
         entry = new Entry('input');
         entry.commentLines = [];
+        entry.commentCount = 0;
         table.set('input', entry);
       }
       entry.decl = null;
@@ -509,28 +523,6 @@ export class Interpreter {
         dep.dependents.push(e);
       }
       e.deps = deps;
-      // Each reference argument names one of the (few) dependencies: found here once, so that
-      // running the entry reads its arguments without a lookup in the table.
-      const args = e.args;
-      const argDeps: (Entry | null)[] = [];
-      const literals: unknown[] = [];
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i]!;
-        let dep: Entry | null = null;
-        if (a.kind !== 'literal') {
-          for (let k = 0; k < names.length; k++) {
-            if (names[k] === a.name) {
-              dep = deps[k]!;
-              break;
-            }
-          }
-          dep ??= this.table.get(a.name)!;
-        }
-        argDeps.push(dep);
-        literals.push(a.kind === 'literal' ? a.value : undefined);
-      }
-      e.argDeps = argDeps;
-      e.literals = literals;
     }
     const order: Entry[] = [];
     for (const e of this.table.values()) {
@@ -573,14 +565,50 @@ export class Interpreter {
     dependentStart[n] = total;
     const dependentList = new Int32Array(total);
     const rankOf = new Int32Array(n);
+    const byIndex: Entry[] = [];
+    let argCount = 0;
     for (const e of this.table.values()) {
       let k = dependentStart[e.index]!;
       for (const d of e.dependents) dependentList[k++] = d.index;
       rankOf[e.index] = e.rank;
+      byIndex.push(e);
+      argCount += e.args.length;
     }
+    // Each entry's arguments, found once here so that starting a command reads no syntax node and
+    // looks nothing up: for argument k (from `argStart[i]` to `argStart[i + 1]`), the table index
+    // of the entry a reference names (`argDep[k]`), or -1 and the literal's value (`argLiteral[k]`).
+    const argStart = new Int32Array(n + 1);
+    const argDep = new Int32Array(argCount);
+    const argLiteral: unknown[] = [];
+    let k = 0;
+    for (const e of byIndex) {
+      argStart[e.index] = k;
+      const names = e.dependencies;
+      for (const a of e.args) {
+        let dep = -1;
+        if (a.kind !== 'literal') {
+          // A reference names one of the (few) dependencies.
+          for (let j = 0; j < names.length; j++) {
+            if (names[j] === a.name) {
+              dep = e.deps[j]!.index;
+              break;
+            }
+          }
+          if (dep < 0) dep = this.table.get(a.name)!.index;
+        }
+        argDep[k] = dep;
+        argLiteral.push(a.kind === 'literal' ? a.value : undefined);
+        k++;
+      }
+    }
+    argStart[n] = k;
     this.dependentStart = dependentStart;
     this.dependentList = dependentList;
     this.rankOf = rankOf;
+    this.byIndex = byIndex;
+    this.argStart = argStart;
+    this.argDep = argDep;
+    this.argLiteral = argLiteral;
   }
 
   // ---------------------------------------------------------------- runs
@@ -750,11 +778,14 @@ export class Interpreter {
       this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity,
       !CommandSurface.fromRegistry(this.registry).has(ASSIGN),
       this.options.holdNewCommands,
+      [],
     );
-    const { queue, waiting, allowedMask } = x;
+    const { queue, waiting, allowedMask, dataOf } = x;
     let canceled = false;
     for (const e of this.table.values()) {
-      const status = e.value.status;
+      const value = e.value;
+      const status = value.status;
+      dataOf.push(status === 'success' ? value.data : undefined);
       if (status === 'canceled') canceled = true;
       if (allowed && !allowed.has(e)) continue;
       if (allowedMask) allowedMask[e.index] = 1;
@@ -877,7 +908,7 @@ export class Interpreter {
     }
     const flight = ++this.flights;
     e.flight = flight;
-    const payload = this.commandPayload(e, x.ctx);
+    const payload = this.commandPayload(e, x);
     if (payload === null) {
       this.endFlight(e, x, flight);
       return;
@@ -932,7 +963,7 @@ export class Interpreter {
       this.endFlight(e, x, flight);
       return;
     }
-    const payload = this.commandPayload(e, ctx);
+    const payload = this.commandPayload(e, x);
     if (payload === null) {
       this.endFlight(e, x, flight);
       return;
@@ -954,14 +985,18 @@ export class Interpreter {
    * Steps 1 to 3 of 6.4: the arguments, `raw` and the monitor's consent, then the payload (the run
    * logs `raw` and says the command started). Null when the monitor halts the run.
    */
-  private commandPayload(e: Entry, ctx: RunContext): CommandPayload | null {
-    const argDeps = e.argDeps;
-    const n = argDeps.length;
+  private commandPayload(e: Entry, x: Execution): CommandPayload | null {
+    const ctx = x.ctx;
+    const { argStart, argDep, argLiteral } = this;
+    // A dependency's data from the execution's copy, unless a host replaced a value meanwhile.
+    const dataOf = ctx.hostChanged ? null : x.dataOf;
+    const from = argStart[e.index]!;
+    const n = argStart[e.index + 1]! - from;
     const args: unknown[] = new Array(n);
     let raw = e.command;
     for (let i = 0; i < n; i++) {
-      const dep = argDeps[i]!;
-      const value = dep === null ? e.literals[i] : dep.value.data;
+      const dep = argDep[from + i]!;
+      const value = dep < 0 ? argLiteral[from + i] : dataOf !== null ? dataOf[dep] : this.byIndex[dep]!.value.data;
       args[i] = value;
       raw = appendToRaw(raw, value === null || value === undefined ? '' : textOf(value));
     }
@@ -981,7 +1016,7 @@ export class Interpreter {
       variable: e.name,
       lineNumber: e.lineNumber,
       comment: e.comment,
-      commentLines: e.commentLines.length === 0 ? [] : e.commentLines.slice(),
+      commentLines: e.commentCount === 0 ? [] : e.commentLines.slice(),
       signal: ctx.signal ?? undefined,
     };
   }
@@ -991,6 +1026,8 @@ export class Interpreter {
     try {
       if (e.flight !== flight) return;
       this.store(e, returned ?? responder.last(), x.ctx);
+      const value = e.value;
+      if (value.status === 'success') x.dataOf[e.index] = value.data;
     } finally {
       this.endFlight(e, x, flight);
     }
