@@ -4,7 +4,8 @@
 //   and 100k declarations (goal: <= 5 us, flat; a 100k plan of any shape in < 2 s); the baseline
 //   is calling the same command N times in a plain loop;
 // - makespan / critical path for random DAGs of 1k declarations whose commands take 1-20 ms
-//   (goal: <= 1.10); the critical path is computed from the drawn durations;
+//   (goal: <= 1.05): the whole update against the critical path of the durations the commands
+//   measured themselves (the nominal critical path is shown beside it);
 // - re-running after a one-line edit of a 10k plan (time, and how many commands re-ran).
 import { Interpreter, UnlimitedExecutionMonitor } from '../packages/runtime/dist/index.js';
 import { spawn } from 'node:child_process';
@@ -39,6 +40,8 @@ async function bestBaseline(n) {
 
 async function runOnce(text, registry = instant) {
   const interpreter = new Interpreter({ registry, executionMonitor: new UnlimitedExecutionMonitor() });
+  // The previous run's garbage goes first (a turn of the event loop, then a full collection).
+  await new Promise((resolve) => setImmediate(resolve));
   global.gc?.();
   mark.first = 0;
   let t = performance.now();
@@ -99,10 +102,18 @@ console.table(rows);
 }
 
 // Makespan vs critical path, commands taking 1-20 ms; quiet, then busy (one process per core
-// spinning meanwhile), as issue 13 asks for both. The critical path is computed from the drawn
-// durations; each command's measured duration (its timer fires late when the machine is busy)
-// gives a second critical path, so the second ratio is the scheduler's own delay.
-async function makespan(busy) {
+// spinning meanwhile), as issue 13 asks for both. The makespan is the whole `updateCode` (parsing,
+// validation, applying the plan and the invalidation pass included). Its baseline is the critical
+// path of the durations the commands really took, each measured by the command itself from its
+// call to its resolution: a 5 ms command whose timer fires 1.3 ms late (or whose process gets no
+// CPU) took 6.3 ms, and no scheduler could have finished before that path. The ratio to that path
+// is therefore what the runtime adds: the time before the first command starts and the delay from
+// each completion to the start of its dependents. The critical path of the nominal (drawn)
+// durations is shown beside it; the difference between the two is the commands' own lateness.
+// A collection of the earlier rows' garbage and one warm-up run (not counted), then the median
+// of MAKESPAN_RUNS runs.
+const MAKESPAN_RUNS = Number(process.env.LIGHTSOP_BENCH_MAKESPAN_RUNS ?? 5);
+const makespanPlan = (() => {
   const n = 1000;
   const text = dagPlan(n, 11);
   const r = rng(99);
@@ -125,7 +136,11 @@ async function makespan(busy) {
     }
     return critical;
   };
-  const critical = longest((name) => duration.get(name));
+  return { n, text, duration, longest, nominal: longest((name) => duration.get(name)) };
+})();
+
+async function makespanOnce() {
+  const { text, duration, longest, n } = makespanPlan;
   const measured = new Map();
   let first = 0;
   const timed = {
@@ -139,18 +154,33 @@ async function makespan(busy) {
       }, duration.get(p.variable));
     }),
   };
+  const interpreter = new Interpreter({ registry: timed, executionMonitor: new UnlimitedExecutionMonitor() });
+  const t = performance.now();
+  const result = await interpreter.updateCode(text);
+  const end = performance.now();
+  if (result.commands.length !== n) throw new Error(`makespan: ran ${result.commands.length} commands`);
+  const actual = longest((name) => measured.get(name));
+  return { ms: end - t, startMs: first - t, actual, ratio: (end - t) / actual, nominalRatio: (end - t) / makespanPlan.nominal };
+}
+
+async function makespan(busy) {
   const spinners = busy ? Array.from({ length: availableParallelism() }, () => spawn(process.execPath, ['-e', 'for (;;) {}'], { stdio: 'ignore' })) : [];
   try {
     if (busy) await new Promise((resolve) => setTimeout(resolve, 300));
-    const interpreter = new Interpreter({ registry: timed, executionMonitor: new UnlimitedExecutionMonitor() });
-    const t = performance.now();
-    await interpreter.updateCode(text);
-    const end = performance.now();
-    const ms = end - t;
-    const execution = end - first;
-    const actual = longest((name) => measured.get(name));
-    console.log(`Random DAG, ${n} declarations, commands of 1-20 ms, ${busy ? 'busy' : 'quiet'}: makespan ${ms.toFixed(0)} ms (execution ${execution.toFixed(0)} ms), critical path ${critical} ms: ratio ${(ms / critical).toFixed(3)}; against the critical path of the measured durations (${actual.toFixed(0)} ms): ${(execution / actual).toFixed(3)}`);
-    return { ms, critical, ratio: ms / critical, actualRatio: execution / actual };
+    // The garbage of the rows before goes first (not between the runs: a forced collection also
+    // throws compiled code away), then one run warms the code up.
+    global.gc?.();
+    await makespanOnce(); // warm-up
+    const runs = [];
+    for (let k = 0; k < MAKESPAN_RUNS; k++) runs.push(await makespanOnce());
+    runs.sort((a, b) => a.ratio - b.ratio);
+    const m = runs[runs.length >> 1];
+    const label = busy ? 'busy' : 'quiet';
+    for (const x of runs) {
+      console.log(`  ${label}: makespan ${x.ms.toFixed(1)} ms (first command after ${x.startMs.toFixed(1)} ms), critical path of the measured durations ${x.actual.toFixed(1)} ms: ${x.ratio.toFixed(3)}; of the nominal ones ${makespanPlan.nominal} ms: ${x.nominalRatio.toFixed(3)}`);
+    }
+    console.log(`Random DAG, ${makespanPlan.n} declarations, commands of 1-20 ms, ${label}, median of ${runs.length}: makespan ${m.ms.toFixed(0)} ms / critical path of the measured durations ${m.actual.toFixed(0)} ms = ${m.ratio.toFixed(3)} (range ${runs[0].ratio.toFixed(3)}-${runs[runs.length - 1].ratio.toFixed(3)}); / nominal critical path ${makespanPlan.nominal} ms = ${m.nominalRatio.toFixed(3)}`);
+    return { ...m, min: runs[0].ratio, max: runs[runs.length - 1].ratio };
   } finally {
     for (const s of spinners) s.kill();
   }
@@ -158,9 +188,9 @@ async function makespan(busy) {
 for (const busy of [false, true]) {
   const m = await makespan(busy);
   row(`makespan / critical path, 1k random DAG, 1-20 ms commands, ${busy ? 'busy' : 'quiet'}`, {
-    value: `${m.ms.toFixed(0)} ms`,
-    baseline: `critical path ${m.critical} ms`,
-    ratio: `${m.ratio.toFixed(3)} (${m.actualRatio.toFixed(3)} vs measured durations)`,
+    value: `${m.ms.toFixed(0)} ms (median of ${MAKESPAN_RUNS}, parse included)`,
+    baseline: `critical path of the measured durations ${m.actual.toFixed(0)} ms (nominal ${makespanPlan.nominal} ms)`,
+    ratio: `${m.ratio.toFixed(3)} (runs ${m.min.toFixed(3)}-${m.max.toFixed(3)}; ${m.nominalRatio.toFixed(3)} vs nominal)`,
     goal: '<= 1.05',
   });
 }

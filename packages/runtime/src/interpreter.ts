@@ -4,6 +4,7 @@
  * re-runs, a dataflow scheduler, and the english generate-run-revise loop. It never starts a plan
  * that has errors, and it never imports anything from an editor.
  */
+import { types } from 'node:util';
 import { ASSIGN, CANNOT_COMPLETE, CommandSurface, FINAL_ANSWER, analyzePlan, isEnglishSource, isFinalCommand, parsePlan, signatureOf, type Argument, type Declaration } from '@lightsop/core';
 import { cancelHeuristic as builtinHeuristic } from './cancel-heuristic';
 import { buildGenerationPrompt, finalCommandsAvailable, stripFences, type GenerationRequest } from './english/prompt';
@@ -11,7 +12,7 @@ import { ConfigurationError, PlanGenerationError, PlanValidationError } from './
 import { isLlmAgent, type LlmAgent, type PromptOptions } from './llm/agent';
 import { TokenBudgetExceededError } from './llm/budget';
 import { ensureMonitor, type ExecutionMonitor } from './monitor';
-import { createResponder } from './responder';
+import { CommandResponder } from './responder';
 import { RankQueue, rankOrder } from './scheduler';
 import { type CancelHeuristic, type CommandPayload, type CommandRegistry, type Responder } from './skills/registry';
 import {
@@ -113,36 +114,51 @@ export interface VariableSnapshot {
 /** Synchronous scheduling rounds before the scheduler yields to the event loop. */
 const YIELD_EVERY = 256;
 
-/** One row of the variable table. */
+/** The value of an entry that `apply` has not yet given one. */
+const UNSET: Value = undefinedValue('', 'internal');
+
+/** The arrays of an entry that `apply` and `rebuildGraph` have not yet filled (never written to). */
+const NONE: never[] = Object.freeze([]) as unknown as never[];
+
+/**
+ * One row of the variable table. The fields a run reads for every command come first, so that
+ * they share the object's first cache lines (V8 lays fields out in the order they are defined).
+ */
 class Entry {
-  decl: Declaration | null = null;
+  readonly name: string;
+  /** Replaced before anything reads it: every new entry is reset (or, for `input`, forced). */
+  value: Value = UNSET;
   command = '';
-  args: readonly Argument[] = [];
-  dependencies: readonly string[] = [];
-  signature: string | null = null;
-  lineNumber = 0;
-  comment = '';
-  commentLines: readonly string[] = [];
-  value: Value = undefinedValue('', 'internal');
-  deps: Entry[] = [];
-  /** For each argument, the entry a reference names (null for a literal): read when it runs. */
-  argDeps: (Entry | null)[] = [];
-  dependents: Entry[] = [];
-  level = 0;
+  /**
+   * The id of this entry's execution in flight, 0 when none. Ids grow with each start, so the
+   * entries in flight ordered by id are the run's executions in start order (`abandonRunning`).
+   * Once abandoned, the entry's id is no longer that execution's, and whatever the command
+   * delivers later is ignored: the entry already holds the value the host gave it.
+   */
+  flight = 0;
   /** Position in table order (`Interpreter.rebuildGraph`). */
   index = 0;
+  lineNumber = 0;
+  comment = '';
+  /** `commentLines.length`, read when the command starts (an empty list is not touched). */
+  commentCount = 0;
+  commentLines: readonly string[] = NONE;
+  dependents: Entry[] = NONE;
+  decl: Declaration | null = null;
+  args: readonly Argument[] = NONE;
+  dependencies: readonly string[] = NONE;
+  signature: string | null = null;
+  deps: Entry[] = NONE;
+  level = 0;
   /** Position in start order: level, then name (`rankOrder`). */
   rank = 0;
   /** The level `rank` was computed for (-1: never ranked). */
   rankedLevel = -1;
   /** Scratch counter for the topological pass. */
   pending = 0;
-  /** The id of this entry's execution in flight, 0 when none (see `Interpreter.abandonRunning`). */
-  flight = 0;
-  /** The executions in flight of a run, in start order: a list through the entries. */
-  prevFlight: Entry | null = null;
-  nextFlight: Entry | null = null;
-  constructor(readonly name: string) {}
+  constructor(name: string) {
+    this.name = name;
+  }
 }
 
 /** What one update is doing: its signal, targets and log. */
@@ -159,17 +175,40 @@ interface RunContext {
    * value the walk is a no-op and is skipped, which keeps a chain linear instead of quadratic.
    */
   canceledSeen: boolean;
-  /**
-   * The commands of this run in flight (started and not yet settled), oldest first, for
-   * `abandonRunning`: a list linked through the entries, so starting a command allocates nothing.
-   * Each execution has an id (`Entry.flight`); once abandoned, the entry's id is no longer that
-   * execution's, and whatever the command delivers later is ignored: the entry already holds the
-   * value the host gave it.
-   */
-  firstFlight: Entry | null;
-  lastFlight: Entry | null;
   /** A host replaced a value (`setValue`) during this run: readiness counters may be off. */
   hostChanged: boolean;
+}
+
+/** The state of one execution phase (`Interpreter.execute`): what the scheduler's methods share. */
+class Execution {
+  running = 0;
+  flushPending = false;
+  /** The pending `setImmediate` of `flushNow`, cleared when the run ends (it holds the whole run). */
+  immediate: NodeJS.Immediate | null = null;
+  /** Flushes done at once in a row, without yielding to the event loop. */
+  syncRounds = 0;
+  done = false;
+  resolve: () => void = () => undefined;
+  /** `flush` of this execution, for `setImmediate`. */
+  flushNow: () => void = () => undefined;
+  onAbort: (() => void) | null = null;
+  constructor(
+    readonly ctx: RunContext,
+    readonly queue: RankQueue<Entry>,
+    /** By table index: how many dependencies are not yet successes. */
+    readonly waiting: Int32Array,
+    readonly allowedMask: Uint8Array | null,
+    readonly limit: number,
+    /** Whether `assign` is the built-in (the registry does not list it). */
+    readonly builtinAssign: boolean,
+    readonly hold: (() => boolean) | undefined,
+    /**
+     * By table index: the data of each entry that is a success (set when the run starts and when
+     * a command succeeds), what a dependent's arguments read. Exact until a host replaces a value
+     * (`RunContext.hostChanged`); from then on arguments are read from the entries.
+     */
+    readonly dataOf: unknown[],
+  ) {}
 }
 
 function anySignal(signals: (AbortSignal | undefined | null)[]): AbortSignal | null {
@@ -200,11 +239,25 @@ export class Interpreter {
   private source = '';
   private lastRunState: { aborted: boolean; halted: boolean } | null = null;
   /** The run executing now and its scheduler's completion callback (updates are serialised). */
-  private active: { ctx: RunContext; done: (e: Entry) => void } | null = null;
+  private active: Execution | null = null;
   /** Settles when every queued update, replans included, has settled. */
   ready: Promise<unknown> = Promise.resolve();
   /** The entries in start order (index = rank), rebuilt with the graph. */
   private byRank: Entry[] = [];
+  /** By table index: where each entry's dependents begin in `dependentList` (n + 1 items). */
+  private dependentStart = new Int32Array(1);
+  /** The table indexes of every entry's dependents, entry after entry. */
+  private dependentList = new Int32Array(0);
+  /** By table index: the entry's rank. */
+  private rankOf = new Int32Array(0);
+  /** The entries in table order (index = `Entry.index`). */
+  private byIndex: Entry[] = [];
+  /** By table index: where each entry's arguments begin in `argDep` and `argLiteral` (n + 1 items). */
+  private argStart = new Int32Array(1);
+  /** Per argument: the table index of the entry a reference names, -1 for a literal. */
+  private argDep = new Int32Array(0);
+  /** Per argument: a literal's value (undefined for a reference). */
+  private argLiteral: unknown[] = [];
   /** Ids of command executions (`Entry.flight`). */
   private flights = 0;
 
@@ -333,15 +386,16 @@ export class Interpreter {
   abandonRunning(status: 'fail' | 'canceled', reason: string): string[] {
     const active = this.active;
     if (!active) return [];
-    const { ctx, done } = active;
-    // A copy: settling one flight may start new commands, and those are not abandoned.
+    const ctx = active.ctx;
+    // A copy, in start order: settling one flight may start new commands, and those are not
+    // abandoned. Every execution in flight belongs to the active run (updates are serialised).
     const flights: Entry[] = [];
-    for (let e = ctx.firstFlight; e; e = e.nextFlight) flights.push(e);
+    for (const e of this.table.values()) if (e.flight !== 0) flights.push(e);
+    flights.sort((a, b) => a.flight - b.flight);
     const names: string[] = [];
     for (const e of flights) {
       if (e.flight === 0) continue;
       e.flight = 0;
-      unlinkFlight(ctx, e);
       names.push(e.name);
       if (status === 'fail') {
         e.value = failValue(reason, 'host');
@@ -353,7 +407,7 @@ export class Interpreter {
         this.settled(e);
         this.propagateCanceled([e], ctx);
       }
-      done(e);
+      this.settle(active, e);
     }
     return names;
   }
@@ -368,8 +422,6 @@ export class Interpreter {
       halt: null,
       aborted: false,
       canceledSeen: true,
-      firstFlight: null,
-      lastFlight: null,
       hostChanged: false,
     };
   }
@@ -420,6 +472,7 @@ export class Interpreter {
       entry.lineNumber = d.lineNumber;
       entry.comment = d.comment;
       entry.commentLines = d.commentLines;
+      entry.commentCount = d.commentLines.length;
     }
     const input = this.inputSupplied();
     if (table.size > seen.size) {
@@ -431,6 +484,8 @@ export class Interpreter {
       let entry = table.get('input');
       if (!entry) {
         entry = new Entry('input');
+        entry.commentLines = [];
+        entry.commentCount = 0;
         table.set('input', entry);
       }
       entry.decl = null;
@@ -453,37 +508,21 @@ export class Interpreter {
 
   /** Dependents in table order, and levels (longest dependency path), without recursion. */
   private rebuildGraph(): void {
-    // Arrays are reused (length 0) rather than replaced: an update re-links every entry.
+    // New arrays each time (an update re-links every entry), filled by push so that they stay
+    // packed; the old ones are garbage.
     for (const e of this.table.values()) {
-      e.dependents.length = 0;
+      e.dependents = [];
       e.level = 0;
     }
     for (const e of this.table.values()) {
       const names = e.dependencies;
-      e.deps.length = names.length;
+      const deps: Entry[] = [];
       for (let i = 0; i < names.length; i++) {
         const dep = this.table.get(names[i]!)!;
-        e.deps[i] = dep;
+        deps.push(dep);
         dep.dependents.push(e);
       }
-      // Each reference argument names one of the (few) dependencies: found here once, so that
-      // running the entry reads its arguments without a lookup in the table.
-      const args = e.args;
-      e.argDeps.length = args.length;
-      for (let i = 0; i < args.length; i++) {
-        const a = args[i]!;
-        let dep: Entry | null = null;
-        if (a.kind !== 'literal') {
-          for (let k = 0; k < names.length; k++) {
-            if (names[k] === a.name) {
-              dep = e.deps[k]!;
-              break;
-            }
-          }
-          dep ??= this.table.get(a.name)!;
-        }
-        e.argDeps[i] = dep;
-      }
+      e.deps = deps;
     }
     const order: Entry[] = [];
     for (const e of this.table.values()) {
@@ -513,6 +552,63 @@ export class Interpreter {
       this.byRank = rankOrder(order);
       for (const e of order) e.rankedLevel = e.level;
     }
+    // What the scheduler reads on every completion, by table index in typed arrays, so that
+    // counting down a command's dependents touches no entry: each entry's dependents (one list,
+    // `dependentStart[i]` to `dependentStart[i + 1]`) and each entry's rank.
+    const n = this.table.size;
+    const dependentStart = new Int32Array(n + 1);
+    let total = 0;
+    for (const e of this.table.values()) {
+      dependentStart[e.index] = total;
+      total += e.dependents.length;
+    }
+    dependentStart[n] = total;
+    const dependentList = new Int32Array(total);
+    const rankOf = new Int32Array(n);
+    const byIndex: Entry[] = [];
+    let argCount = 0;
+    for (const e of this.table.values()) {
+      let k = dependentStart[e.index]!;
+      for (const d of e.dependents) dependentList[k++] = d.index;
+      rankOf[e.index] = e.rank;
+      byIndex.push(e);
+      argCount += e.args.length;
+    }
+    // Each entry's arguments, found once here so that starting a command reads no syntax node and
+    // looks nothing up: for argument k (from `argStart[i]` to `argStart[i + 1]`), the table index
+    // of the entry a reference names (`argDep[k]`), or -1 and the literal's value (`argLiteral[k]`).
+    const argStart = new Int32Array(n + 1);
+    const argDep = new Int32Array(argCount);
+    const argLiteral: unknown[] = [];
+    let k = 0;
+    for (const e of byIndex) {
+      argStart[e.index] = k;
+      const names = e.dependencies;
+      for (const a of e.args) {
+        let dep = -1;
+        if (a.kind !== 'literal') {
+          // A reference names one of the (few) dependencies.
+          for (let j = 0; j < names.length; j++) {
+            if (names[j] === a.name) {
+              dep = e.deps[j]!.index;
+              break;
+            }
+          }
+          if (dep < 0) dep = this.table.get(a.name)!.index;
+        }
+        argDep[k] = dep;
+        argLiteral.push(a.kind === 'literal' ? a.value : undefined);
+        k++;
+      }
+    }
+    argStart[n] = k;
+    this.dependentStart = dependentStart;
+    this.dependentList = dependentList;
+    this.rankOf = rankOf;
+    this.byIndex = byIndex;
+    this.argStart = argStart;
+    this.argDep = argDep;
+    this.argLiteral = argLiteral;
   }
 
   // ---------------------------------------------------------------- runs
@@ -573,7 +669,13 @@ export class Interpreter {
     const undefinedSeeds: Entry[] = [];
     const cancelSeeds: Entry[] = [];
     for (const v of this.table.values()) {
-      const canceled = v.deps.find((d) => d.value.status === 'canceled');
+      let canceled: Entry | undefined;
+      for (const d of v.deps) {
+        if (d.value.status === 'canceled') {
+          canceled = d;
+          break;
+        }
+      }
       if (canceled) {
         v.value = propagatedCanceledValue(rootCauseOf(canceled), canceled.name);
         cancelSeeds.push(v);
@@ -661,18 +763,32 @@ export class Interpreter {
    * is queued (by rank, `RankQueue`). Whether a queued declaration is still ready is checked again
    * right before it starts. A host that replaces a value during the run (`setValue`) can make a
    * counter wrong; from then on dependents are checked one by one instead, as a counter would.
+   *
+   * The run's state is one `Execution` object and its steps are methods (`flush`, `settle`,
+   * `finish`), not closures made per run: their optimised code is kept from run to run.
    */
   private execute(ctx: RunContext): Promise<void> {
-    const queue = new RankQueue<Entry>(this.byRank);
     const allowed = ctx.allowed;
-    const limit = this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity;
-    const builtinAssign = !CommandSurface.fromRegistry(this.registry).has(ASSIGN);
-    const waiting = new Int32Array(this.table.size);
+    const x = new Execution(
+      ctx,
+      new RankQueue<Entry>(this.byRank),
+      new Int32Array(this.table.size),
+      // Targets: by table index, 1 for the entries this run may start.
+      allowed ? new Uint8Array(this.table.size) : null,
+      this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity,
+      !CommandSurface.fromRegistry(this.registry).has(ASSIGN),
+      this.options.holdNewCommands,
+      [],
+    );
+    const { queue, waiting, allowedMask, dataOf } = x;
     let canceled = false;
     for (const e of this.table.values()) {
-      const status = e.value.status;
+      const value = e.value;
+      const status = value.status;
+      dataOf.push(status === 'success' ? value.data : undefined);
       if (status === 'canceled') canceled = true;
       if (allowed && !allowed.has(e)) continue;
+      if (allowedMask) allowedMask[e.index] = 1;
       // Counted for every entry: a canceled one may become undefined during the run (6.5).
       let count = 0;
       for (const d of e.deps) if (d.value.status !== 'success') count++;
@@ -680,143 +796,261 @@ export class Interpreter {
       if (count === 0 && status === 'undefined') queue.push(e);
     }
     ctx.canceledSeen = canceled;
-
     return new Promise<void>((resolve) => {
-      let running = 0;
-      let flushPending = false;
-      let syncRounds = 0;
-      let done = false;
-      const hold = this.options.holdNewCommands;
-      const stopped = () => ctx.halt !== null || ctx.aborted || (hold !== undefined && hold() === true);
-      const finish = () => {
-        if (done) return;
-        done = true;
-        if (this.active?.ctx === ctx) this.active = null;
-        queue.clear();
-        ctx.signal?.removeEventListener('abort', onAbort);
-        resolve();
-      };
-      const flush = () => {
-        flushPending = false;
-        if (ctx.signal?.aborted) ctx.aborted = true;
-        while (!stopped() && running < limit && queue.size > 0) {
-          const e = queue.pop()!;
-          // Exact counters say it without visiting the dependencies again (a host's setValue
-          // makes them inexact: then each dependency is checked).
-          if (e.flight !== 0 || (ctx.hostChanged ? !this.isReady(e) : waiting[e.index] !== 0 || e.value.status !== 'undefined')) continue;
-          running++;
-          void this.executeEntry(e, ctx, builtinAssign, settle);
-        }
-        if (running === 0) finish();
-      };
-      const settle = (e: Entry) => {
-        running--;
-        if (e.value.status === 'success') {
-          // Counters go down even while nothing may start, so that they stay exact.
-          const push = !stopped();
-          const dependents = e.dependents;
-          for (let i = 0; i < dependents.length; i++) {
-            const d = dependents[i]!;
-            if (allowed && !allowed.has(d)) continue;
-            if (ctx.hostChanged) {
-              if (push && this.isReady(d)) queue.push(d);
-            } else if (--waiting[d.index]! === 0 && push && d.value.status === 'undefined') queue.push(d);
-          }
-        }
-        if (running === 0 && syncRounds < YIELD_EVERY) {
-          // Nothing else is in flight, so no other completion can be waiting: go on at once.
-          syncRounds++;
-          flush();
-        } else if (!flushPending) {
-          flushPending = true;
-          syncRounds = 0;
-          setImmediate(flush);
-        }
-      };
-      const onAbort = () => {
-        ctx.aborted = true;
-        if (running === 0) finish();
-      };
-      ctx.signal?.addEventListener('abort', onAbort, { once: true });
-      this.active = { ctx, done: settle };
-      flush();
+      x.resolve = resolve;
+      x.flushNow = () => this.flush(x);
+      if (ctx.signal) {
+        x.onAbort = () => {
+          ctx.aborted = true;
+          if (x.running === 0) this.finish(x);
+        };
+        ctx.signal.addEventListener('abort', x.onAbort, { once: true });
+      }
+      this.active = x;
+      this.flush(x);
     });
   }
 
+  private stopped(x: Execution): boolean {
+    const ctx = x.ctx;
+    if (ctx.halt !== null || ctx.aborted) return true;
+    const hold = x.hold;
+    return hold !== undefined && hold() === true;
+  }
+
+  private finish(x: Execution): void {
+    if (x.done) return;
+    x.done = true;
+    if (x.immediate !== null) {
+      clearImmediate(x.immediate);
+      x.immediate = null;
+    }
+    if (this.active === x) this.active = null;
+    x.queue.clear();
+    if (x.onAbort) x.ctx.signal?.removeEventListener('abort', x.onAbort);
+    x.resolve();
+  }
+
+  /** Starts every ready declaration, in rank order, while nothing stops it. */
+  private flush(x: Execution): void {
+    x.flushPending = false;
+    // Called at once while a flush is pending: this one does its work, so the pending one (which
+    // would hold the run until it fires) goes.
+    if (x.immediate !== null) {
+      clearImmediate(x.immediate);
+      x.immediate = null;
+    }
+    const { ctx, queue, waiting } = x;
+    if (ctx.signal?.aborted) ctx.aborted = true;
+    while (!this.stopped(x) && x.running < x.limit && queue.size > 0) {
+      const e = queue.pop()!;
+      // Exact counters say it without visiting the dependencies again (a host's setValue makes
+      // them inexact: then each dependency is checked).
+      if (e.flight !== 0 || (ctx.hostChanged ? !this.isReady(e) : waiting[e.index] !== 0 || e.value.status !== 'undefined')) continue;
+      x.running++;
+      this.startEntry(e, x);
+    }
+    if (x.running === 0) this.finish(x);
+  }
+
+  /** A command of the run has settled (or was abandoned): count down its dependents, go on. */
+  private settle(x: Execution, e: Entry): void {
+    x.running--;
+    if (e.value.status === 'success') {
+      // Counters go down even while nothing may start, so that they stay exact. A dependent
+      // whose counter reaches 0 is queued without reading its entry: whether it is still
+      // undefined is checked when it is popped, as every start is.
+      const push = !this.stopped(x);
+      const { queue, allowedMask } = x;
+      if (x.ctx.hostChanged) {
+        for (const d of e.dependents) {
+          if (allowedMask && allowedMask[d.index] === 0) continue;
+          if (push && this.isReady(d)) queue.push(d);
+        }
+      } else {
+        const { waiting } = x;
+        const { dependentStart, dependentList, rankOf } = this;
+        const end = dependentStart[e.index + 1]!;
+        for (let k = dependentStart[e.index]!; k < end; k++) {
+          const d = dependentList[k]!;
+          if (allowedMask && allowedMask[d] === 0) continue;
+          if (--waiting[d]! === 0 && push) queue.pushRank(rankOf[d]!);
+        }
+      }
+    }
+    if (x.running === 0 && x.syncRounds < YIELD_EVERY) {
+      // Nothing else is in flight, so no other completion can be waiting: go on at once.
+      x.syncRounds++;
+      this.flush(x);
+    } else if (!x.flushPending) {
+      x.flushPending = true;
+      x.syncRounds = 0;
+      x.immediate = setImmediate(x.flushNow);
+    }
+  }
+
   /**
-   * Executes one declaration, stores and propagates its outcome (6.4), then calls `done`. Whatever
-   * the command throws or returns becomes that declaration's value: nothing a command hands back
-   * may escape from here, since an escape would end the whole process. When `abandonRunning` has
-   * settled the declaration meanwhile, the command's outcome is dropped.
+   * Starts one declaration's command (6.4); its outcome is stored and propagated, then the
+   * execution `x` hears of it (`settle`). Whatever the command throws or returns becomes that declaration's value: nothing a
+   * command hands back may escape from here, since an escape would end the whole process. When
+   * `abandonRunning` has settled the declaration meanwhile, the command's outcome is dropped.
+   *
+   * This is the scheduler's hot path, so it allocates only what the command receives (payload,
+   * arguments, `raw`, responder) and, for a command that returns a native promise, two reactions
+   * on it: no async function, no per-command scheduler object. The outcome is processed exactly
+   * when `await` would process it (a native promise: in its reaction job; anything else goes
+   * through `await` itself), and a synchronous throw at once, as before.
    */
-  private async executeEntry(e: Entry, ctx: RunContext, builtinAssign: boolean, done: (e: Entry) => void): Promise<void> {
+  private startEntry(e: Entry, x: Execution): void {
+    if (this.options.beforeCommand) {
+      void this.executeEntry(e, x);
+      return;
+    }
     const flight = ++this.flights;
     e.flight = flight;
-    linkFlight(ctx, e);
+    const payload = this.commandPayload(e, x);
+    if (payload === null) {
+      this.endFlight(e, x, flight);
+      return;
+    }
+    const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
+    let returned: unknown;
     try {
-      if (this.options.beforeCommand) {
-        try {
-          await this.options.beforeCommand({ variable: e.name, command: e.command, lineNumber: e.lineNumber }, ctx.signal);
-        } catch {
-          // A failing hook must not fail the run; the declaration runs as usual.
-        }
-        if (e.flight !== flight) return;
-        if (ctx.signal?.aborted) {
-          ctx.aborted = true;
-          return;
-        }
-      }
-      const args: unknown[] = new Array(e.args.length);
-      let raw = e.command;
-      for (let i = 0; i < e.args.length; i++) {
-        const a = e.args[i]!;
-        const value = a.kind === 'literal' ? a.value : e.argDeps[i]!.value.data;
-        args[i] = value;
-        raw = appendToRaw(raw, value === null || value === undefined ? '' : textOf(value));
-      }
-      try {
-        this.monitor.beforeExecuteCommand(e.command, raw);
-      } catch (error) {
-        ctx.halt = asError(error);
-        return;
-      }
-      ctx.commands.push(raw);
-      if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber, args, dependencies: e.dependencies, comment: e.comment });
-      const responder = createResponder(e.name, e.command, this.autoCancel, this.heuristic);
-      const payload: CommandPayload = {
-        command: e.command,
-        args,
-        raw,
-        variable: e.name,
-        lineNumber: e.lineNumber,
-        comment: e.comment,
-        commentLines: e.commentLines.length === 0 ? [] : e.commentLines.slice(),
-        signal: ctx.signal ?? undefined,
-      };
-      let result: unknown;
-      try {
-        // Always awaited, the built-in too: a settlement is processed after the current
-        // scheduling round, never inside it.
-        const returned = await (e.command === 'assign' && builtinAssign
-          ? builtinAssignCommand(payload, responder.api)
-          : this.registry.executeCommand(payload, responder.api));
-        result = returned ?? responder.last();
-      } catch (error) {
-        if (e.flight !== flight) return;
-        const reason = errorText(error);
-        e.value = failValue(reason, 'exception');
-        this.settled(e);
-        if (this.report(e, reason, ctx)) this.propagateUndefined([e], ctx);
-        return;
-      }
+      returned = e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api);
+    } catch (error) {
+      this.commandThrew(e, x, flight, error);
+      return;
+    }
+    if (isPlainPromise(returned)) {
+      void promiseThen.call(
+        returned,
+        (value: unknown) => this.commandReturned(e, x, flight, responder, value),
+        (error: unknown) => this.commandThrew(e, x, flight, error),
+      );
+    } else {
+      void this.awaitCommand(e, x, flight, responder, returned);
+    }
+  }
+
+  /** `await` on whatever else a command returned (a value, a thenable, a promise of another kind). */
+  private async awaitCommand(e: Entry, x: Execution, flight: number, responder: CommandResponder, returned: unknown): Promise<void> {
+    let value: unknown;
+    try {
+      value = await returned;
+    } catch (error) {
+      this.commandThrew(e, x, flight, error);
+      return;
+    }
+    this.commandReturned(e, x, flight, responder, value);
+  }
+
+  /**
+   * The slow path of `startEntry`, for hosts with a `beforeCommand` hook: awaits the hook first
+   * (a debugger pauses there), then runs the command the same way.
+   */
+  private async executeEntry(e: Entry, x: Execution): Promise<void> {
+    const ctx = x.ctx;
+    const flight = ++this.flights;
+    e.flight = flight;
+    try {
+      await this.options.beforeCommand!({ variable: e.name, command: e.command, lineNumber: e.lineNumber }, ctx.signal);
+    } catch {
+      // A failing hook must not fail the run; the declaration runs as usual.
+    }
+    if (e.flight !== flight) return;
+    if (ctx.signal?.aborted) {
+      ctx.aborted = true;
+      this.endFlight(e, x, flight);
+      return;
+    }
+    const payload = this.commandPayload(e, x);
+    if (payload === null) {
+      this.endFlight(e, x, flight);
+      return;
+    }
+    const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
+    let value: unknown;
+    try {
+      // Always awaited, the built-in too: a settlement is processed after the current
+      // scheduling round, never inside it.
+      value = await (e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api));
+    } catch (error) {
+      this.commandThrew(e, x, flight, error);
+      return;
+    }
+    this.commandReturned(e, x, flight, responder, value);
+  }
+
+  /**
+   * Steps 1 to 3 of 6.4: the arguments, `raw` and the monitor's consent, then the payload (the run
+   * logs `raw` and says the command started). Null when the monitor halts the run.
+   */
+  private commandPayload(e: Entry, x: Execution): CommandPayload | null {
+    const ctx = x.ctx;
+    const { argStart, argDep, argLiteral } = this;
+    // A dependency's data from the execution's copy, unless a host replaced a value meanwhile.
+    const dataOf = ctx.hostChanged ? null : x.dataOf;
+    const from = argStart[e.index]!;
+    const n = argStart[e.index + 1]! - from;
+    const args: unknown[] = new Array(n);
+    let raw = e.command;
+    for (let i = 0; i < n; i++) {
+      const dep = argDep[from + i]!;
+      const value = dep < 0 ? argLiteral[from + i] : dataOf !== null ? dataOf[dep] : this.byIndex[dep]!.value.data;
+      args[i] = value;
+      raw = appendToRaw(raw, value === null || value === undefined ? '' : textOf(value));
+    }
+    raw = compactText(raw);
+    try {
+      this.monitor.beforeExecuteCommand(e.command, raw);
+    } catch (error) {
+      ctx.halt = asError(error);
+      return null;
+    }
+    ctx.commands.push(raw);
+    if (this.options.onEvent) this.emit({ type: 'command-started', variable: e.name, command: e.command, raw, lineNumber: e.lineNumber, args, dependencies: e.dependencies, comment: e.comment });
+    return {
+      command: e.command,
+      args,
+      raw,
+      variable: e.name,
+      lineNumber: e.lineNumber,
+      comment: e.comment,
+      commentLines: e.commentCount === 0 ? [] : e.commentLines.slice(),
+      signal: ctx.signal ?? undefined,
+    };
+  }
+
+  /** A command's outcome: what it returned (or its responder's last value), stored and propagated. */
+  private commandReturned(e: Entry, x: Execution, flight: number, responder: CommandResponder, returned: unknown): void {
+    try {
       if (e.flight !== flight) return;
-      this.store(e, result, ctx);
+      this.store(e, returned ?? responder.last(), x.ctx);
+      const value = e.value;
+      if (value.status === 'success') x.dataOf[e.index] = value.data;
     } finally {
-      if (e.flight === flight) {
-        e.flight = 0;
-        unlinkFlight(ctx, e);
-        done(e);
-      }
+      this.endFlight(e, x, flight);
+    }
+  }
+
+  /** A command threw (or its promise rejected): the variable fails with the reason (6.4). */
+  private commandThrew(e: Entry, x: Execution, flight: number, error: unknown): void {
+    try {
+      if (e.flight !== flight) return;
+      const reason = errorText(error);
+      e.value = failValue(reason, 'exception');
+      this.settled(e);
+      if (this.report(e, reason, x.ctx)) this.propagateUndefined([e], x.ctx);
+    } finally {
+      this.endFlight(e, x, flight);
+    }
+  }
+
+  /** The execution `flight` of `e` is over: unless it was abandoned, the scheduler hears of it. */
+  private endFlight(e: Entry, x: Execution, flight: number): void {
+    if (e.flight === flight) {
+      e.flight = 0;
+      this.settle(x, e);
     }
   }
 
@@ -1069,23 +1303,30 @@ function appendToRaw(raw: string, text: string): string {
   }
 }
 
-/** Appends an entry to the run's executions in flight. */
-function linkFlight(ctx: RunContext, e: Entry): void {
-  e.prevFlight = ctx.lastFlight;
-  e.nextFlight = null;
-  if (ctx.lastFlight) ctx.lastFlight.nextFlight = e;
-  else ctx.firstFlight = e;
-  ctx.lastFlight = e;
+const promiseThen = Promise.prototype.then;
+
+/**
+ * A promise `await` would use as it is: a native promise whose constructor is Promise (the test
+ * of PromiseResolve, which reads `constructor` only of a real promise, never of a Proxy). A
+ * reaction attached to it runs exactly when `await`'s would; `await` on anything else is left to
+ * `await`.
+ */
+function isPlainPromise(x: unknown): x is Promise<unknown> {
+  return types.isPromise(x) && (x as Promise<unknown>).constructor === Promise;
 }
 
-/** Removes an entry from the run's executions in flight. */
-function unlinkFlight(ctx: RunContext, e: Entry): void {
-  if (e.prevFlight) e.prevFlight.nextFlight = e.nextFlight;
-  else if (ctx.firstFlight === e) ctx.firstFlight = e.nextFlight;
-  if (e.nextFlight) e.nextFlight.prevFlight = e.prevFlight;
-  else if (ctx.lastFlight === e) ctx.lastFlight = e.prevFlight;
-  e.prevFlight = null;
-  e.nextFlight = null;
+/** Below this length a text built by concatenation is flattened (see `compactText`). */
+const COMPACT_TEXT_LIMIT = 256;
+
+/**
+ * A short text built piece by piece is a tree of V8 cons strings, several times the size of its
+ * characters; `raw` is kept for the whole update (the run's command list), so a short one is
+ * flattened once here (reading a character flattens it), which keeps the run's memory and the
+ * garbage collector's copying small. Long texts stay as they are (flattening copies them).
+ */
+function compactText(text: string): string {
+  if (text.length <= COMPACT_TEXT_LIMIT && text.length > 0) text.charCodeAt(0);
+  return text;
 }
 
 function rootCauseOf(e: Entry): RootCause {

@@ -14,7 +14,7 @@ export interface ResponderState {
 }
 
 /** One responder per command execution; methods live on the prototype (cheap to create). */
-class CommandResponder implements ResponderState {
+export class CommandResponder implements ResponderState {
   private lastValue: Value | null = null;
   readonly api: Responder;
 

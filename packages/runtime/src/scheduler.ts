@@ -54,7 +54,11 @@ export class RankQueue<T extends Ranked> {
 
   /** Queues an item (once: queuing a queued item does nothing). */
   push(item: T): void {
-    const r = item.rank;
+    this.pushRank(item.rank);
+  }
+
+  /** Queues the item of rank r, 0 <= r < n (once: queuing a queued item does nothing). */
+  pushRank(r: number): void {
     const w = r >>> 5;
     const bit = 1 << (r & 31);
     const word = this.words[w]!;

@@ -53,6 +53,8 @@ const UNSHOWABLE = '[value that cannot be converted to text]';
  * takes the run down with it.
  */
 export function textOf(x: unknown): string {
+  // Most values are text already: no call to the String constructor.
+  if (typeof x === 'string') return x;
   try {
     return String(x);
   } catch {
@@ -90,6 +92,54 @@ export function normalizeStatus(status: unknown): Status | null {
   return Object.prototype.hasOwnProperty.call(ALIASES, key) ? ALIASES[key]! : null;
 }
 
+/** '000' to '999'. */
+const THREE_DIGITS: readonly string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, '0'));
+/** The text of the thousands of the last timestamp converted, and that number. */
+let thousandsText = '';
+let thousands = -1;
+
+/**
+ * `String(timestamp)` for the integer timestamps the clock hands out: successive ones share all
+ * but their last three digits, so those are kept as text and the rest comes from a table (a
+ * number's conversion to text is the most expensive step of making a value). Anything else is
+ * converted as usual.
+ */
+function timestampText(timestamp: number): string {
+  if (!(timestamp >= 1000 && timestamp <= Number.MAX_SAFE_INTEGER && Number.isInteger(timestamp))) return String(timestamp);
+  const high = Math.floor(timestamp / 1000);
+  if (high !== thousands) {
+    thousands = high;
+    thousandsText = String(high);
+  }
+  return thousandsText + THREE_DIGITS[timestamp - high * 1000]!;
+}
+
+/** `:STATUS:` (a switch: a lookup by a varying key would be a slow, megamorphic one). */
+function statusSeparated(status: Status): string {
+  switch (status) {
+    case 'success':
+      return ':success:';
+    case 'fail':
+      return ':fail:';
+    case 'undefined':
+      return ':undefined:';
+    default:
+      return ':canceled:';
+  }
+}
+
+/**
+ * `TIMESTAMP:STATUS:DATA`. Every value holds one for as long as it lives; concatenated, a short one
+ * is a tree of V8 cons strings several times the size of its characters, so it is flattened once
+ * here (reading a character flattens a string; the garbage collector then drops the tree). A long
+ * one (data of any length) stays a concatenation, so its data is not copied.
+ */
+function rawText(timestamp: number, status: Status, text: string): string {
+  const raw = timestampText(timestamp) + statusSeparated(status) + text;
+  if (text.length <= 64) raw.charCodeAt(0);
+  return raw;
+}
+
 /** Creates a value; `null`/`undefined` data is stored as the empty string. */
 export function createValue(status: Status, data: unknown, origin: string, extra?: { rootCause?: RootCause | null; via?: string | null; timestamp?: number }): Value {
   const timestamp = extra?.timestamp ?? nextTimestamp();
@@ -98,7 +148,7 @@ export function createValue(status: Status, data: unknown, origin: string, extra
     status,
     data: payload,
     timestamp,
-    raw: `${timestamp}:${status}:${textOf(payload)}`,
+    raw: rawText(timestamp, status, textOf(payload)),
     rootCause: status === 'canceled' ? (extra?.rootCause ?? null) : null,
     via: extra?.via ?? null,
     origin,
