@@ -712,7 +712,7 @@ export class Interpreter {
 
   /** Breadth-first over dependents; every dependent that is not undefined becomes `upstream P` (6.5). */
   private propagateUndefined(seeds: readonly Entry[], ctx?: RunContext): void {
-    if (seeds.length === 0 || (ctx && !ctx.canceledSeen)) return;
+    if ((ctx && !ctx.canceledSeen) || seeds.length === 0) return;
     const visited = new Set<Entry>(seeds);
     const queue = [...seeds];
     for (let i = 0; i < queue.length; i++) {
