@@ -123,8 +123,11 @@ function statusSeparated(status: Status): string {
       return ':fail:';
     case 'undefined':
       return ':undefined:';
-    default:
+    case 'canceled':
       return ':canceled:';
+    default:
+      // A host's status that is none of the four (`setValue` passes it on as given).
+      return `:${textOf(status)}:`;
   }
 }
 
