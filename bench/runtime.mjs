@@ -112,7 +112,7 @@ console.table(rows);
 // durations is shown beside it; the difference between the two is the commands' own lateness.
 // A collection of the earlier rows' garbage and one warm-up run (not counted), then the median
 // of MAKESPAN_RUNS runs.
-const MAKESPAN_RUNS = Number(process.env.LIGHTSOP_BENCH_MAKESPAN_RUNS ?? 5);
+const MAKESPAN_RUNS = Number(process.env.LIGHTSOP_BENCH_MAKESPAN_RUNS ?? 9);
 const makespanPlan = (() => {
   const n = 1000;
   const text = dagPlan(n, 11);

@@ -156,6 +156,8 @@ class Entry {
   rankedLevel = -1;
   /** Scratch counter for the topological pass. */
   pending = 0;
+  /** The `Interpreter.applies` stamp of the last version that declared it. */
+  applied = 0;
   constructor(name: string) {
     this.name = name;
   }
@@ -260,6 +262,8 @@ export class Interpreter {
   private argLiteral: unknown[] = [];
   /** Ids of command executions (`Entry.flight`). */
   private flights = 0;
+  /** Versions applied (`Entry.applied`). */
+  private applies = 0;
 
   constructor(options: InterpreterOptions) {
     const registry = options.registry as Partial<CommandRegistry> | null | undefined;
@@ -452,16 +456,20 @@ export class Interpreter {
   /** Steps 3 to 8 of 6.2. */
   private apply(declarations: readonly Declaration[]): void {
     const table = this.table;
-    const seen = new Set<string>();
+    // Entries declared by this version carry its stamp (one lookup per declaration, no set of names).
+    const stamp = ++this.applies;
+    let declared = 0;
     const reset: Entry[] = [];
     for (const d of declarations) {
-      if (seen.has(d.name)) continue;
-      seen.add(d.name);
       let entry = table.get(d.name);
       if (!entry) {
         entry = new Entry(d.name);
         table.set(d.name, entry);
+      } else if (entry.applied === stamp) {
+        continue;
       }
+      entry.applied = stamp;
+      declared++;
       const signature = signatureOf(d);
       if (entry.signature !== signature || isFinalCommand(d.command!.name) || d.name === 'lastAnswer') reset.push(entry);
       entry.signature = signature;
@@ -475,12 +483,15 @@ export class Interpreter {
       entry.commentCount = d.commentLines.length;
     }
     const input = this.inputSupplied();
-    if (table.size > seen.size) {
-      for (const name of [...table.keys()]) {
-        if (!seen.has(name) && !(name === 'input' && input)) table.delete(name);
+    if (table.size > declared) {
+      const gone: string[] = [];
+      for (const [name, entry] of table) {
+        if (entry.applied !== stamp && !(name === 'input' && input)) gone.push(name);
       }
+      for (const name of gone) table.delete(name);
     }
-    if (input && !seen.has('input')) {
+    const inputDeclared = table.get('input')?.applied === stamp;
+    if (input && !inputDeclared) {
       let entry = table.get('input');
       if (!entry) {
         entry = new Entry('input');
@@ -498,7 +509,7 @@ export class Interpreter {
     }
     this.rebuildGraph();
     for (const entry of reset) entry.value = undefinedValue('definition changed', 'definition');
-    if (input && seen.has('input')) this.forceInput(table.get('input')!);
+    if (input && inputDeclared) this.forceInput(table.get('input')!);
   }
 
   private forceInput(entry: Entry): void {
@@ -712,7 +723,7 @@ export class Interpreter {
 
   /** Breadth-first over dependents; every dependent that is not undefined becomes `upstream P` (6.5). */
   private propagateUndefined(seeds: readonly Entry[], ctx?: RunContext): void {
-    if (seeds.length === 0 || (ctx && !ctx.canceledSeen)) return;
+    if ((ctx && !ctx.canceledSeen) || seeds.length === 0) return;
     const visited = new Set<Entry>(seeds);
     const queue = [...seeds];
     for (let i = 0; i < queue.length; i++) {

@@ -123,20 +123,24 @@ function statusSeparated(status: Status): string {
       return ':fail:';
     case 'undefined':
       return ':undefined:';
-    default:
+    case 'canceled':
       return ':canceled:';
+    default:
+      // A host's status that is none of the four (`setValue` passes it on as given).
+      return `:${textOf(status)}:`;
   }
 }
 
 /**
- * `TIMESTAMP:STATUS:DATA`. Every value holds one for as long as it lives; concatenated, a short one
- * is a tree of V8 cons strings several times the size of its characters, so it is flattened once
- * here (reading a character flattens a string; the garbage collector then drops the tree). A long
- * one (data of any length) stays a concatenation, so its data is not copied.
+ * `TIMESTAMP:STATUS:DATA`. A success keeps its text for as long as it lives (the results of a
+ * plan); concatenated, a short one is a tree of V8 cons strings several times the size of its
+ * characters, so it is flattened once here (reading a character flattens a string; the garbage
+ * collector then drops the tree). The other statuses mostly hold passing states (`waiting for`,
+ * `definition changed`) and stay concatenations, as does a long text (flattening copies it).
  */
 function rawText(timestamp: number, status: Status, text: string): string {
   const raw = timestampText(timestamp) + statusSeparated(status) + text;
-  if (text.length <= 64) raw.charCodeAt(0);
+  if (status === 'success' && text.length <= 64) raw.charCodeAt(0);
   return raw;
 }
 
