@@ -45,6 +45,7 @@ const HOSTILE: Record<string, () => unknown> = {
   'an object whose raw getter throws': () => ({ status: 'success', get raw() { throw new Error('raw getter'); } }),
   'an object whose then getter throws': () => ({ get then() { throw new Error('then getter'); } }),
   'a thenable whose then throws': () => ({ then() { throw Object.create(null); } }),
+  'a native promise whose constructor getter throws': () => Object.defineProperty(Promise.resolve('x'), 'constructor', { get() { throw new Error('constructor getter'); } }),
   'a value record with a null-prototype status': () => ({ status: Object.create(null), raw: 'r', data: 'd' }),
   'a value record whose keys cannot be listed': () => new Proxy({ status: 'success', raw: 'r', data: 'd' }, { ownKeys() { throw new Error('no keys'); } }),
   'a success record with hostile data': () => ({ status: 'success', raw: 'r', data: hostileProxy() }),

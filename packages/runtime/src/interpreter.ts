@@ -1323,7 +1323,13 @@ const promiseThen = Promise.prototype.then;
  * `await`.
  */
 function isPlainPromise(x: unknown): x is Promise<unknown> {
-  return types.isPromise(x) && (x as Promise<unknown>).constructor === Promise;
+  if (!types.isPromise(x)) return false;
+  try {
+    return (x as Promise<unknown>).constructor === Promise;
+  } catch {
+    // A `constructor` getter that throws: left to `await`, which rejects with that error.
+    return false;
+  }
 }
 
 /** Below this length a text built by concatenation is flattened (see `compactText`). */
