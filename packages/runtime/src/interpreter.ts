@@ -136,8 +136,11 @@ class Entry {
    * delivers later is ignored: the entry already holds the value the host gave it.
    */
   flight = 0;
-  /** Position in table order (`Interpreter.rebuildGraph`). */
-  index = 0;
+  /**
+   * Position in start order: level, then name (`rankOrder`); the scheduler's arrays are indexed
+   * by it.
+   */
+  rank = 0;
   lineNumber = 0;
   comment = '';
   /** `commentLines.length`, read when the command starts (an empty list is not touched). */
@@ -150,8 +153,6 @@ class Entry {
   signature: string | null = null;
   deps: Entry[] = NONE;
   level = 0;
-  /** Position in start order: level, then name (`rankOrder`). */
-  rank = 0;
   /** The level `rank` was computed for (-1: never ranked). */
   rankedLevel = -1;
   /** Scratch counter for the topological pass. */
@@ -197,7 +198,7 @@ class Execution {
   constructor(
     readonly ctx: RunContext,
     readonly queue: RankQueue<Entry>,
-    /** By table index: how many dependencies are not yet successes. */
+    /** By rank: how many dependencies are not yet successes. */
     readonly waiting: Int32Array,
     readonly allowedMask: Uint8Array | null,
     readonly limit: number,
@@ -205,7 +206,7 @@ class Execution {
     readonly builtinAssign: boolean,
     readonly hold: (() => boolean) | undefined,
     /**
-     * By table index: the data of each entry that is a success (set when the run starts and when
+     * By rank: the data of each entry that is a success (set when the run starts and when
      * a command succeeds), what a dependent's arguments read. Exact until a host replaces a value
      * (`RunContext.hostChanged`); from then on arguments are read from the entries.
      */
@@ -246,17 +247,13 @@ export class Interpreter {
   ready: Promise<unknown> = Promise.resolve();
   /** The entries in start order (index = rank), rebuilt with the graph. */
   private byRank: Entry[] = [];
-  /** By table index: where each entry's dependents begin in `dependentList` (n + 1 items). */
+  /** By rank: where each entry's dependents begin in `dependentList` (n + 1 items). */
   private dependentStart = new Int32Array(1);
-  /** The table indexes of every entry's dependents, entry after entry. */
+  /** The ranks of every entry's dependents, entry after entry in rank order. */
   private dependentList = new Int32Array(0);
-  /** By table index: the entry's rank. */
-  private rankOf = new Int32Array(0);
-  /** The entries in table order (index = `Entry.index`). */
-  private byIndex: Entry[] = [];
-  /** By table index: where each entry's arguments begin in `argDep` and `argLiteral` (n + 1 items). */
+  /** By rank: where each entry's arguments begin in `argDep` and `argLiteral` (n + 1 items). */
   private argStart = new Int32Array(1);
-  /** Per argument: the table index of the entry a reference names, -1 for a literal. */
+  /** Per argument: the rank of the entry a reference names, -1 for a literal. */
   private argDep = new Int32Array(0);
   /** Per argument: a literal's value (undefined for a reference). */
   private argLiteral: unknown[] = [];
@@ -547,9 +544,7 @@ export class Interpreter {
         if (--d.pending === 0) order.push(d);
       }
     }
-    let index = 0;
     for (const e of this.table.values()) {
-      e.index = index++;
       // Only a cycle would leave an entry out of the order, and plans with cycles are never applied.
       if (e.pending > 0) order.push(e);
     }
@@ -563,60 +558,54 @@ export class Interpreter {
       this.byRank = rankOrder(order);
       for (const e of order) e.rankedLevel = e.level;
     }
-    // What the scheduler reads on every completion, by table index in typed arrays, so that
-    // counting down a command's dependents touches no entry: each entry's dependents (one list,
-    // `dependentStart[i]` to `dependentStart[i + 1]`) and each entry's rank.
-    const n = this.table.size;
+    // What the scheduler reads when a command starts or settles, in arrays by rank (entries start
+    // in rank order, so a run walks these arrays mostly forward) rather than in the entries: each
+    // entry's dependents (one list, `dependentStart[r]` to `dependentStart[r + 1]`, by rank), and
+    // each entry's arguments, found once here so that starting a command reads no syntax node and
+    // looks nothing up: for argument k (from `argStart[r]` to `argStart[r + 1]`), the rank of the
+    // entry a reference names (`argDep[k]`), or -1 and the literal's value (`argLiteral[k]`).
+    const byRank = this.byRank;
+    const n = byRank.length;
     const dependentStart = new Int32Array(n + 1);
-    let total = 0;
-    for (const e of this.table.values()) {
-      dependentStart[e.index] = total;
-      total += e.dependents.length;
-    }
-    dependentStart[n] = total;
-    const dependentList = new Int32Array(total);
-    const rankOf = new Int32Array(n);
-    const byIndex: Entry[] = [];
+    const argStart = new Int32Array(n + 1);
+    let dependentCount = 0;
     let argCount = 0;
-    for (const e of this.table.values()) {
-      let k = dependentStart[e.index]!;
-      for (const d of e.dependents) dependentList[k++] = d.index;
-      rankOf[e.index] = e.rank;
-      byIndex.push(e);
+    for (let r = 0; r < n; r++) {
+      const e = byRank[r]!;
+      dependentStart[r] = dependentCount;
+      argStart[r] = argCount;
+      dependentCount += e.dependents.length;
       argCount += e.args.length;
     }
-    // Each entry's arguments, found once here so that starting a command reads no syntax node and
-    // looks nothing up: for argument k (from `argStart[i]` to `argStart[i + 1]`), the table index
-    // of the entry a reference names (`argDep[k]`), or -1 and the literal's value (`argLiteral[k]`).
-    const argStart = new Int32Array(n + 1);
+    dependentStart[n] = dependentCount;
+    argStart[n] = argCount;
+    const dependentList = new Int32Array(dependentCount);
     const argDep = new Int32Array(argCount);
     const argLiteral: unknown[] = [];
-    let k = 0;
-    for (const e of byIndex) {
-      argStart[e.index] = k;
+    let d = 0;
+    for (let r = 0; r < n; r++) {
+      const e = byRank[r]!;
+      for (const dependent of e.dependents) dependentList[d++] = dependent.rank;
       const names = e.dependencies;
+      let k = argStart[r]!;
       for (const a of e.args) {
         let dep = -1;
         if (a.kind !== 'literal') {
           // A reference names one of the (few) dependencies.
           for (let j = 0; j < names.length; j++) {
             if (names[j] === a.name) {
-              dep = e.deps[j]!.index;
+              dep = e.deps[j]!.rank;
               break;
             }
           }
-          if (dep < 0) dep = this.table.get(a.name)!.index;
+          if (dep < 0) dep = this.table.get(a.name)!.rank;
         }
-        argDep[k] = dep;
+        argDep[k++] = dep;
         argLiteral.push(a.kind === 'literal' ? a.value : undefined);
-        k++;
       }
     }
-    argStart[n] = k;
     this.dependentStart = dependentStart;
     this.dependentList = dependentList;
-    this.rankOf = rankOf;
-    this.byIndex = byIndex;
     this.argStart = argStart;
     this.argDep = argDep;
     this.argLiteral = argLiteral;
@@ -784,7 +773,7 @@ export class Interpreter {
       ctx,
       new RankQueue<Entry>(this.byRank),
       new Int32Array(this.table.size),
-      // Targets: by table index, 1 for the entries this run may start.
+      // Targets: by rank, 1 for the entries this run may start.
       allowed ? new Uint8Array(this.table.size) : null,
       this.options.concurrency && this.options.concurrency > 0 ? this.options.concurrency : Infinity,
       !CommandSurface.fromRegistry(this.registry).has(ASSIGN),
@@ -793,17 +782,17 @@ export class Interpreter {
     );
     const { queue, waiting, allowedMask, dataOf } = x;
     let canceled = false;
-    for (const e of this.table.values()) {
+    for (const e of this.byRank) {
       const value = e.value;
       const status = value.status;
       dataOf.push(status === 'success' ? value.data : undefined);
       if (status === 'canceled') canceled = true;
       if (allowed && !allowed.has(e)) continue;
-      if (allowedMask) allowedMask[e.index] = 1;
+      if (allowedMask) allowedMask[e.rank] = 1;
       // Counted for every entry: a canceled one may become undefined during the run (6.5).
       let count = 0;
       for (const d of e.deps) if (d.value.status !== 'success') count++;
-      waiting[e.index] = count;
+      waiting[e.rank] = count;
       if (count === 0 && status === 'undefined') queue.push(e);
     }
     ctx.canceledSeen = canceled;
@@ -857,7 +846,7 @@ export class Interpreter {
       const e = queue.pop()!;
       // Exact counters say it without visiting the dependencies again (a host's setValue makes
       // them inexact: then each dependency is checked).
-      if (e.flight !== 0 || (ctx.hostChanged ? !this.isReady(e) : waiting[e.index] !== 0 || e.value.status !== 'undefined')) continue;
+      if (e.flight !== 0 || (ctx.hostChanged ? !this.isReady(e) : waiting[e.rank] !== 0 || e.value.status !== 'undefined')) continue;
       x.running++;
       this.startEntry(e, x);
     }
@@ -875,17 +864,17 @@ export class Interpreter {
       const { queue, allowedMask } = x;
       if (x.ctx.hostChanged) {
         for (const d of e.dependents) {
-          if (allowedMask && allowedMask[d.index] === 0) continue;
+          if (allowedMask && allowedMask[d.rank] === 0) continue;
           if (push && this.isReady(d)) queue.push(d);
         }
       } else {
         const { waiting } = x;
-        const { dependentStart, dependentList, rankOf } = this;
-        const end = dependentStart[e.index + 1]!;
-        for (let k = dependentStart[e.index]!; k < end; k++) {
+        const { dependentStart, dependentList } = this;
+        const end = dependentStart[e.rank + 1]!;
+        for (let k = dependentStart[e.rank]!; k < end; k++) {
           const d = dependentList[k]!;
           if (allowedMask && allowedMask[d] === 0) continue;
-          if (--waiting[d]! === 0 && push) queue.pushRank(rankOf[d]!);
+          if (--waiting[d]! === 0 && push) queue.pushRank(d);
         }
       }
     }
@@ -1001,13 +990,13 @@ export class Interpreter {
     const { argStart, argDep, argLiteral } = this;
     // A dependency's data from the execution's copy, unless a host replaced a value meanwhile.
     const dataOf = ctx.hostChanged ? null : x.dataOf;
-    const from = argStart[e.index]!;
-    const n = argStart[e.index + 1]! - from;
+    const from = argStart[e.rank]!;
+    const n = argStart[e.rank + 1]! - from;
     const args: unknown[] = new Array(n);
     let raw = e.command;
     for (let i = 0; i < n; i++) {
       const dep = argDep[from + i]!;
-      const value = dep < 0 ? argLiteral[from + i] : dataOf !== null ? dataOf[dep] : this.byIndex[dep]!.value.data;
+      const value = dep < 0 ? argLiteral[from + i] : dataOf !== null ? dataOf[dep] : this.byRank[dep]!.value.data;
       args[i] = value;
       raw = appendToRaw(raw, value === null || value === undefined ? '' : textOf(value));
     }
@@ -1038,7 +1027,7 @@ export class Interpreter {
       if (e.flight !== flight) return;
       this.store(e, returned ?? responder.last(), x.ctx);
       const value = e.value;
-      if (value.status === 'success') x.dataOf[e.index] = value.data;
+      if (value.status === 'success') x.dataOf[e.rank] = value.data;
     } finally {
       this.endFlight(e, x, flight);
     }
