@@ -9,7 +9,8 @@
 //     summary's `(N ms)` is the run's own time (process and server start-up left out); the Client makes the same N calls one after the
 //     other on one connection, in a fresh process too (bench/_mcp-direct.mjs), so both start with
 //     a cold JIT. One warm-up run of each (not counted), then LIGHTSOP_BENCH_RUNS rounds (default
-//     9), each measuring both back to back in alternating order (run first, then the Client
+//     15: a round's ratio moves by a third with where the scheduler puts the two processes, so the
+//     median needs many rounds to settle), each measuring both back to back in alternating order (run first, then the Client
 //     first), so a change of load hits both sides of a round alike and neither always runs
 //     second; the figure is the median of the rounds' ratios (and the min/min ratio), each round
 //     printed with the load average it ran at.
@@ -37,7 +38,7 @@ const { analyzePlan } = await import(pathToFileURL(coreBundle).href);
 
 const COMPLETIONS = 100;
 const CALLS = 1001;
-const RUNS = Number(process.env.LIGHTSOP_BENCH_RUNS) || 9;
+const RUNS = Number(process.env.LIGHTSOP_BENCH_RUNS) || 15;
 
 const percentile = (xs, p) => {
   const s = [...xs].sort((a, b) => a - b);
