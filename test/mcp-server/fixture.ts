@@ -9,7 +9,9 @@ import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
-import { repoRoot } from '../helpers/cli';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { afterAll, beforeAll, expect } from 'vitest';
+import { ensureBuilt, repoRoot } from '../helpers/cli';
 import { waitFor } from '../helpers/sync';
 
 export { waitFor };
@@ -119,4 +121,52 @@ export async function connectHttp(root: string, args: string[] = []): Promise<Co
 
 export function exists(file: string): boolean {
   return existsSync(file);
+}
+
+/** A tool result's text content, joined by lines. */
+export function text(result: unknown): string {
+  return ((result as CallToolResult).content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
+}
+
+/** A successful tool result's structured content (a tool error fails the test with its text). */
+export function json(result: unknown): Record<string, unknown> {
+  const r = result as CallToolResult;
+  expect(r.isError ?? false, text(r)).toBe(false);
+  return r.structuredContent as Record<string, unknown>;
+}
+
+/**
+ * A workspace (`prepare` may change it) with `lightsop mcp` connected for the tests of a describe
+ * block: read `ws` and `server` inside tests; both are closed and removed after the block.
+ */
+export function useLightsopMcp(connect: (root: string, args: string[]) => Promise<Connected>, prepare?: (ws: ReturnType<typeof makeWorkspace>) => void): {
+  readonly ws: ReturnType<typeof makeWorkspace>;
+  readonly server: Connected;
+  call(name: string, args?: Record<string, unknown>): ReturnType<Client['callTool']>;
+} {
+  let ws: ReturnType<typeof makeWorkspace> | undefined;
+  let server: Connected | undefined;
+  beforeAll(async () => {
+    ensureBuilt();
+    ws = makeWorkspace();
+    prepare?.(ws);
+    server = await connect(ws.root, ['--grace', '200ms']);
+  }, 60_000);
+  afterAll(async () => {
+    await server?.close();
+    ws?.cleanup();
+  });
+  const started = <T>(value: T | undefined): T => {
+    if (value === undefined) throw new Error('lightsop mcp is not connected yet');
+    return value;
+  };
+  return {
+    get ws() {
+      return started(ws);
+    },
+    get server() {
+      return started(server);
+    },
+    call: (name, args = {}) => started(server).client.callTool({ name, arguments: args }),
+  };
 }

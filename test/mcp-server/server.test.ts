@@ -6,43 +6,20 @@
  */
 import { rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt } from '../helpers/cli';
-import { connectHttp, connectStdio, exists, makeWorkspace, SECRET, waitFor, type Connected } from './fixture';
+import { describe, expect, it } from 'vitest';
+import { connectHttp, connectStdio, exists, json, SECRET, text, useLightsopMcp, waitFor } from './fixture';
 
 const MAX_PLAN_CHARS = 4 * 1024 * 1024;
-
-function text(result: unknown): string {
-  return ((result as CallToolResult).content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-}
-
-function json(result: unknown): Record<string, unknown> {
-  const r = result as CallToolResult;
-  expect(r.isError ?? false, text(r)).toBe(false);
-  return r.structuredContent as Record<string, unknown>;
-}
 
 describe.each([
   ['stdio', connectStdio],
   ['Streamable HTTP', connectHttp],
 ] as const)('lightsop mcp over %s', (_transport, connect) => {
-  let ws: ReturnType<typeof makeWorkspace>;
-  let server: Connected;
-  beforeAll(async () => {
-    ensureBuilt();
-    ws = makeWorkspace();
-    server = await connect(ws.root, ['--grace', '200ms']);
-  }, 60_000);
-  afterAll(async () => {
-    await server?.close();
-    ws?.cleanup();
-  });
-
-  const call = (name: string, args: Record<string, unknown> = {}) => server.client.callTool({ name, arguments: args });
+  const mcp = useLightsopMcp(connect);
+  const call = mcp.call;
 
   it('lists the five tools; only run_plan is annotated with side effects', async () => {
-    const { tools } = await server.client.listTools();
+    const { tools } = await mcp.server.client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual(['format_plan', 'lint_plan', 'list_commands', 'plan_graph', 'run_plan']);
     for (const tool of tools) {
       if (tool.name === 'run_plan') expect(tool.annotations).toMatchObject({ readOnlyHint: false, destructiveHint: true });
@@ -92,7 +69,7 @@ describe.each([
     expect(greet).toMatchObject({ description: 'Greets someone by name', parameters: [{ name: 'name', description: 'who', required: true }] });
     expect(commands.find((c) => c.name === 'touch')).toMatchObject({ sideEffects: true });
     expect(commands.find((c) => c.name === 'assign')).toMatchObject({ source: { kind: 'builtin' } });
-    expect(out.skills).toBe(path.join(ws.root, 'skills.mjs'));
+    expect(out.skills).toBe(path.join(mcp.ws.root, 'skills.mjs'));
   });
 
   it('run_plan runs a workspace plan with the configured skills, and a plan with an input', async () => {
@@ -105,11 +82,11 @@ describe.each([
 
   it('run_plan reports progress while it runs', async () => {
     const progress: { progress: number; total?: number; message?: string }[] = [];
-    const pending = server.client.callTool({ name: 'run_plan', arguments: { text: '@g greet world\n@o gate $g\n' } }, undefined, { onprogress: (p) => void progress.push(p) });
+    const pending = mcp.server.client.callTool({ name: 'run_plan', arguments: { text: '@g greet world\n@o gate $g\n' } }, undefined, { onprogress: (p) => void progress.push(p) });
     // The second command waits for the test: the first variable's progress arrives while the run is still going.
     await waitFor('the first progress notification', () => progress.some((p) => p.message === '@g success'));
     expect(progress[0]).toMatchObject({ progress: 1, total: 2, message: '@g success' });
-    writeFileSync(path.join(ws.root, 'open.txt'), 'yes');
+    writeFileSync(path.join(mcp.ws.root, 'open.txt'), 'yes');
     expect(json(await pending).variables).toMatchObject({ o: { status: 'success', value: 'opened' } });
   });
 
@@ -122,11 +99,11 @@ describe.each([
     expect(text(leak)).toContain('the key is ***');
     const noisy = json(await call('run_plan', { text: '@n noisy\n' }));
     expect(noisy.variables).toEqual({ n: { status: 'success', value: 'quiet' } });
-    expect(server.stderr()).not.toContain(SECRET);
+    expect(mcp.server.stderr()).not.toContain(SECRET);
   });
 
   it('run_plan: an invalid plan runs nothing (a tool error with file:line:column)', async () => {
-    const marker = path.join(ws.root, 'marker.txt');
+    const marker = path.join(mcp.ws.root, 'marker.txt');
     rmSync(marker, { force: true });
     const result = await call('run_plan', { text: '@t touch\n@b assign $nowhere\n' });
     expect(result.isError).toBe(true);
@@ -146,19 +123,19 @@ describe.each([
 
   it('a canceled request aborts the run: the command sees its signal', async () => {
     const controller = new AbortController();
-    const pending = server.client.callTool({ name: 'run_plan', arguments: { text: '@w wait\n' } }, undefined, { signal: controller.signal });
+    const pending = mcp.server.client.callTool({ name: 'run_plan', arguments: { text: '@w wait\n' } }, undefined, { signal: controller.signal });
     pending.catch(() => undefined);
-    await waitFor('the command to start', () => exists(path.join(ws.root, 'waiting.txt')));
+    await waitFor('the command to start', () => exists(path.join(mcp.ws.root, 'waiting.txt')));
     controller.abort();
     await expect(pending).rejects.toThrow();
-    await waitFor('the command to see the abort', () => exists(path.join(ws.root, 'aborted.txt')));
+    await waitFor('the command to see the abort', () => exists(path.join(mcp.ws.root, 'aborted.txt')));
   });
 
   it('hostile inputs are tool errors, and the server keeps answering', async () => {
     const cases: [Record<string, unknown>, RegExp][] = [
       [{ text: 'x'.repeat(MAX_PLAN_CHARS + 1) }, /too big|<=|at most|4194304/i],
       [{ path: '../outside/secret.sop' }, /outside the workspace/],
-      [{ path: path.join(ws.outside, 'secret.sop') }, /outside the workspace/],
+      [{ path: path.join(mcp.ws.outside, 'secret.sop') }, /outside the workspace/],
       [{ path: '/etc/passwd' }, /outside the workspace/],
       [{ path: 'plans/escape.sop' }, /outside the workspace root \(through a symbolic link\)/],
       [{ path: 'plans/outdir/secret.sop' }, /outside the workspace root \(through a symbolic link\)/],
@@ -187,27 +164,27 @@ describe.each([
   }, 120_000);
 
   it('resources: the language reference and the workspace plans, nothing outside it', async () => {
-    const { resources } = await server.client.listResources();
+    const { resources } = await mcp.server.client.listResources();
     const uris = resources.map((r) => r.uri);
     expect(uris).toContain('lightsop://docs/language');
     expect(uris).toEqual(expect.arrayContaining(['lightsop://plans/plans/hello.sop', 'lightsop://plans/plans/broken.sop', 'lightsop://plans/plans/sub/with%20space.sop']));
     expect(uris.some((u) => /escape|outdir|secret/.test(u))).toBe(false);
-    const reference = await server.client.readResource({ uri: 'lightsop://docs/language' });
+    const reference = await mcp.server.client.readResource({ uri: 'lightsop://docs/language' });
     expect((reference.contents[0] as { text: string }).text).toMatch(/^# LightSOPLang: language reference/);
-    const plan = await server.client.readResource({ uri: 'lightsop://plans/plans/sub/with%20space.sop' });
+    const plan = await mcp.server.client.readResource({ uri: 'lightsop://plans/plans/sub/with%20space.sop' });
     expect((plan.contents[0] as { text: string }).text).toBe('@a assign one\n@b assign $a two\n');
     for (const uri of ['lightsop://plans/plans/escape.sop', 'lightsop://plans/..%2Foutside%2Fsecret.sop', 'lightsop://plans/%2Fetc%2Fpasswd', 'lightsop://plans/plans/outdir/secret.sop']) {
-      await expect(server.client.readResource({ uri }), uri).rejects.toThrow(/outside the workspace/);
+      await expect(mcp.server.client.readResource({ uri }), uri).rejects.toThrow(/outside the workspace/);
     }
-    const { resourceTemplates } = await server.client.listResourceTemplates();
+    const { resourceTemplates } = await mcp.server.client.listResourceTemplates();
     expect(resourceTemplates.map((t) => t.uriTemplate)).toEqual(['lightsop://plans/{+path}']);
   });
 
   it('the prompt asks for a plan for a task, with the workspace commands', async () => {
-    const { prompts } = await server.client.listPrompts();
+    const { prompts } = await mcp.server.client.listPrompts();
     expect(prompts.map((p) => p.name)).toEqual(['plan_for_task']);
     expect(prompts[0]!.arguments).toEqual([expect.objectContaining({ name: 'task', required: true })]);
-    const prompt = await server.client.getPrompt({ name: 'plan_for_task', arguments: { task: 'greet the whole team' } });
+    const prompt = await mcp.server.client.getPrompt({ name: 'plan_for_task', arguments: { task: 'greet the whole team' } });
     const body = (prompt.messages[0]!.content as { text: string }).text;
     expect(body).toContain('greet the whole team');
     expect(body).toMatch(/- greet name: Greets someone by name/);

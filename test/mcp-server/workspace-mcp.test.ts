@@ -7,20 +7,10 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CallToolResult, GetPromptResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureBuilt, repoRoot } from '../helpers/cli';
+import { describe, expect, it } from 'vitest';
+import { repoRoot } from '../helpers/cli';
 import { EVERYTHING_SERVER } from '../helpers/mcp';
-import { connectStdio, makeWorkspace, waitFor, type Connected } from './fixture';
-
-function text(result: unknown): string {
-  return ((result as CallToolResult).content ?? []).map((c) => (c.type === 'text' ? c.text : '')).join('\n');
-}
-
-function json(result: unknown): Record<string, unknown> {
-  const r = result as CallToolResult;
-  expect(r.isError ?? false, text(r)).toBe(false);
-  return r.structuredContent as Record<string, unknown>;
-}
+import { connectStdio, json, text, useLightsopMcp, waitFor } from './fixture';
 
 interface Listed {
   skills: string | null;
@@ -32,12 +22,8 @@ interface Listed {
 const MARKER_SERVER = path.join(repoRoot, 'test/mcp/fixtures/marker-server.mjs');
 
 describe('lightsop mcp with the workspace\'s MCP servers', { timeout: 120_000 }, () => {
-  let ws: ReturnType<typeof makeWorkspace>;
-  let server: Connected;
-  let marker: string;
-  beforeAll(async () => {
-    ensureBuilt();
-    ws = makeWorkspace();
+  let marker = '';
+  const mcp = useLightsopMcp(connectStdio, (ws) => {
     // server-everything writes its pid here when it starts: a restart changes it.
     marker = path.join(ws.root, 'everything.pid');
     writeFileSync(path.join(ws.root, 'lightsop.config.json'), JSON.stringify({
@@ -48,14 +34,8 @@ describe('lightsop mcp with the workspace\'s MCP servers', { timeout: 120_000 },
         broken: { command: process.execPath, args: ['-e', 'console.error("cannot open the database"); process.exit(2)'] },
       },
     }));
-    server = await connectStdio(ws.root, ['--grace', '200ms']);
-  }, 60_000);
-  afterAll(async () => {
-    await server?.close();
-    ws?.cleanup();
   });
-
-  const call = (name: string, args: Record<string, unknown> = {}) => server.client.callTool({ name, arguments: args });
+  const call = mcp.call;
 
   it('list_commands: the skills, the tools with descriptions and parameters, assign; the broken server in mcpProblems', async () => {
     const listed = json(await call('list_commands')) as unknown as Listed;
@@ -91,14 +71,14 @@ describe('lightsop mcp with the workspace\'s MCP servers', { timeout: 120_000 },
     const progress: { progress: number; total?: number; message?: string }[] = [];
     // @after waits for the test (the skill `gate`): the notifications up to @slow's are all in
     // before the result, which could otherwise overtake the last ones in the client.
-    const pending = server.client.callTool(
+    const pending = mcp.server.client.callTool(
       { name: 'run_plan', arguments: { text: '@slow everything.trigger-long-running-operation 3 3\n@after gate $slow\n' } },
       undefined,
       { onprogress: (p) => void progress.push(p) },
     );
     await waitFor('the progress of @slow settling', () => progress.some((p) => p.message === '@slow success'));
     const received = progress.slice(0, progress.findIndex((p) => p.message === '@slow success') + 1);
-    writeFileSync(path.join(ws.root, 'open.txt'), 'yes');
+    writeFileSync(path.join(mcp.ws.root, 'open.txt'), 'yes');
     const ran = json(await pending) as { variables: Record<string, { status: string; value: string }> };
     expect(ran.variables.slow).toEqual({ status: 'success', value: expect.stringContaining('Long running operation completed') });
     expect(ran.variables.after).toEqual({ status: 'success', value: 'opened' });
@@ -130,7 +110,7 @@ describe('lightsop mcp with the workspace\'s MCP servers', { timeout: 120_000 },
   });
 
   it('the plan_for_task prompt lists the tools and says which server is missing', async () => {
-    const prompt: GetPromptResult = await server.client.getPrompt({ name: 'plan_for_task', arguments: { task: 'echo a greeting' } });
+    const prompt: GetPromptResult = await mcp.server.client.getPrompt({ name: 'plan_for_task', arguments: { task: 'echo a greeting' } });
     const body = prompt.messages.map((m) => (m.content.type === 'text' ? m.content.text : '')).join('\n');
     expect(body).toMatch(/- everything\.echo message: Echoes back the input string/);
     expect(body).toContain('the tools of the MCP server "broken" are not available');

@@ -5,6 +5,7 @@
  * trusted to name one of the worker's own skills.
  */
 import type { CommandSpec } from '@lightsop/core';
+import type { CommandPayload } from '@lightsop/runtime';
 import { DistributedUsageError } from './redis';
 
 /** The default BullMQ queue name (`--queue`). */
@@ -17,16 +18,12 @@ export const PLAN_JOB = 'plan';
 /** BullMQ's key prefix; kept at its default so that standard BullMQ tools see our queues. */
 export const BULL_PREFIX = 'bull';
 
-/** One command of a plan that a coordinator runs (`lightsop run --redis`). */
-export interface CommandJobData {
-  readonly command: string;
-  readonly args: unknown[];
-  readonly raw: string;
-  readonly variable: string;
-  readonly lineNumber: number;
-  readonly comment: string;
-  readonly commentLines: string[];
-}
+/**
+ * One command of a plan that a coordinator runs (`lightsop run --redis`): the payload a command
+ * receives (6.4) without what only exists in the coordinator's process (the signal) or is given
+ * by the worker (the job key).
+ */
+export type CommandJobData = Omit<CommandPayload, 'signal' | 'job'>;
 
 /**
  * What a worker answers for a command job: the value `executeCommand` gave (its return value, or
