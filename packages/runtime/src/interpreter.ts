@@ -126,6 +126,9 @@ const YIELD_EVERY = 256;
 /** The value of an entry that `apply` has not yet given one. */
 const UNSET: Value = undefinedValue('', 'internal');
 
+/** What `callCommand` returns when the monitor halted the run before the command was called. */
+const NOT_STARTED: unique symbol = Symbol('not started');
+
 /** The arrays of an entry that `apply` and `rebuildGraph` have not yet filled (never written to). */
 const NONE: never[] = Object.freeze([]) as unknown as never[];
 
@@ -926,19 +929,15 @@ export class Interpreter {
     }
     const flight = ++this.flights;
     e.flight = flight;
-    const payload = this.commandPayload(e, x);
-    if (payload === null) {
-      this.endFlight(e, x, flight);
-      return;
-    }
     const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
     let returned: unknown;
     try {
-      returned = e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api);
+      returned = this.callCommand(e, x, flight, responder);
     } catch (error) {
       this.commandThrew(e, x, flight, error);
       return;
     }
+    if (returned === NOT_STARTED) return;
     if (isPlainPromise(returned)) {
       void promiseThen.call(
         returned,
@@ -981,22 +980,34 @@ export class Interpreter {
       this.endFlight(e, x, flight);
       return;
     }
-    const payload = this.commandPayload(e, x);
-    if (payload === null) {
-      this.endFlight(e, x, flight);
-      return;
-    }
     const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
     let value: unknown;
     try {
+      const returned = this.callCommand(e, x, flight, responder);
+      if (returned === NOT_STARTED) return;
       // Always awaited, the built-in too: a settlement is processed after the current
       // scheduling round, never inside it.
-      value = await (e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api));
+      value = await returned;
     } catch (error) {
       this.commandThrew(e, x, flight, error);
       return;
     }
     this.commandReturned(e, x, flight, responder, value);
+  }
+
+  /**
+   * The part of 6.4 both ways of starting share: the payload, then the command's call (the
+   * built-in `assign` or the registry's). What the command returned, or `NOT_STARTED` when the
+   * monitor halted the run (the flight is then over). A command's synchronous throw goes to the
+   * caller.
+   */
+  private callCommand(e: Entry, x: Execution, flight: number, responder: CommandResponder): unknown {
+    const payload = this.commandPayload(e, x);
+    if (payload === null) {
+      this.endFlight(e, x, flight);
+      return NOT_STARTED;
+    }
+    return e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api);
   }
 
   /**
