@@ -15,7 +15,7 @@ import {
   TerminatedEvent, Thread,
 } from '@vscode/debugadapter';
 import type { DebugProtocol } from '@vscode/debugprotocol';
-import { analyzePlan, isEnglishSource, type Argument } from '@lightsop/core';
+import { analyzePlan, isEnglishSource, type Analysis, type Argument } from '@lightsop/core';
 import {
   dataText, Interpreter, RunRecorder, UnlimitedExecutionMonitor, type CommandRegistry, type RunEvent, type UpdateResult, type Value,
 } from '@lightsop/runtime';
@@ -233,6 +233,7 @@ export class PlanDebugSession extends DebugSession {
   private async launch(response: DebugProtocol.LaunchResponse, args: PlanLaunchArguments): Promise<void> {
     let source: PlanSource;
     let skills: PlanSkills;
+    let analysis: Analysis;
     try {
       source = await this.host.readPlan(args);
       const file = path.basename(source.path);
@@ -242,7 +243,9 @@ export class PlanDebugSession extends DebugSession {
       // An invalid plan never starts (6.2): the first error, as Run Plan lists them. The text
       // may be a file no editor shows, so it is checked here rather than asked of the language
       // server, with the launch's input; positions are the editor's, as in the Problems panel.
-      const errors = analyzePlan(source.text, { inputDeclared: args.input !== undefined }).diagnostics.filter((d) => d.severity === 'error');
+      // The run reuses this analysis (`UpdateOptions.analysis`): the interpreter has the same input.
+      analysis = analyzePlan(source.text, { inputDeclared: args.input !== undefined });
+      const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
       if (errors.length > 0) {
         const positions = textDocument(source.text);
         const at = (offset: number) => displayPositionAt(positions, offset);
@@ -268,7 +271,7 @@ export class PlanDebugSession extends DebugSession {
     // Asked before the response, so that no request finds a run without its trace.
     const trace = this.stopRequested ? null : await this.startTrace(args, source);
     this.sendResponse(response);
-    if (!this.stopRequested) this.startRun(source, skills, args, trace);
+    if (!this.stopRequested) this.startRun(source, skills, args, trace, analysis);
     else void trace?.end({ 'lightsop.run.canceled': true }, 'canceled');
   }
 
@@ -313,7 +316,7 @@ export class PlanDebugSession extends DebugSession {
 
   // ------------------------------------------------------------ the run
 
-  private startRun(plan: PlanSource, skills: PlanSkills, args: PlanLaunchArguments, trace: RunTraceSink | null): void {
+  private startRun(plan: PlanSource, skills: PlanSkills, args: PlanLaunchArguments, trace: RunTraceSink | null, analysis: Analysis): void {
     const file = path.basename(plan.path);
     const stepper = new Stepper(
       (step) => this.breakpoints.has(this.lineOf(step.variable) ?? -1),
@@ -358,7 +361,7 @@ export class PlanDebugSession extends DebugSession {
       }
       recorder.start({ file: plan.path, text: plan.text, english: false, input: args.input, commands });
     }
-    run.done = run.interpreter.updateCode(plan.text, { signal: run.controller.signal }).then(
+    run.done = run.interpreter.updateCode(plan.text, { signal: run.controller.signal, analysis }).then(
       (result) => this.finish(run, result, null),
       (error: unknown) => this.finish(run, null, error),
     );

@@ -581,6 +581,9 @@ function buildAnalysis(snapshot: PlanSnapshot, options: IncrementalOptions): Ana
     source: text,
     lineIndex,
     diagnostics,
+    // The server always declares the implicit input (IncrementalOptions).
+    inputDeclared: true,
+    commandsChecked: options.commands !== null,
     get plan() {
       return materialise();
     },

@@ -5,7 +5,9 @@
  * that has errors, and it never imports anything from an editor.
  */
 import { types } from 'node:util';
-import { ASSIGN, CANNOT_COMPLETE, CommandSurface, FINAL_ANSWER, analyzePlan, isEnglishSource, isFinalCommand, parsePlan, signatureOf, type Argument, type Declaration } from '@lightsop/core';
+import {
+  ASSIGN, CANNOT_COMPLETE, CommandSurface, FINAL_ANSWER, analyzePlan, isEnglishSource, isFinalCommand, parsePlan, signatureOf, type Analysis, type Argument, type Declaration,
+} from '@lightsop/core';
 import { cancelHeuristic as builtinHeuristic } from './cancel-heuristic';
 import { buildGenerationPrompt, finalCommandsAvailable, stripFences, type GenerationRequest } from './english/prompt';
 import { ConfigurationError, PlanGenerationError, PlanValidationError } from './errors';
@@ -89,6 +91,13 @@ export interface UpdateOptions {
   targets?: readonly string[];
   /** Aborts this update. */
   signal?: AbortSignal;
+  /**
+   * The host's own `analyzePlan` of this very source, so that it is not parsed and validated a
+   * second time. Used only when it is of the same string and was made as the interpreter would
+   * make it (`inputDeclared` is whether this interpreter has an input, no command surface); any
+   * other analysis is ignored and the source analysed again. Its errors reject the update as usual.
+   */
+  analysis?: Analysis;
 }
 
 export interface UpdateResult {
@@ -116,6 +125,9 @@ const YIELD_EVERY = 256;
 
 /** The value of an entry that `apply` has not yet given one. */
 const UNSET: Value = undefinedValue('', 'internal');
+
+/** What `callCommand` returns when the monitor halted the run before the command was called. */
+const NOT_STARTED: unique symbol = Symbol('not started');
 
 /** The arrays of an entry that `apply` and `rebuildGraph` have not yet filled (never written to). */
 const NONE: never[] = Object.freeze([]) as unknown as never[];
@@ -430,7 +442,7 @@ export class Interpreter {
   private async applyUpdate(source: string, options: UpdateOptions): Promise<UpdateResult> {
     const ctx = this.newContext(options);
     if (isEnglishSource(source)) return this.englishUpdate(source, ctx, options);
-    this.validateAndApply(source);
+    this.validateAndApply(source, undefined, options.analysis);
     return this.runAndSettle(ctx, options, null);
   }
 
@@ -442,12 +454,21 @@ export class Interpreter {
    * Validates a plan (sections 3 and 4) and applies it to the table, or throws and changes nothing.
    * With `commands`, a command outside them is an `unknown-command` error (4.4).
    */
-  private validateAndApply(source: string, commands?: CommandSurface): void {
-    const analysis = analyzePlan(source, { inputDeclared: this.inputSupplied(), commands });
+  private validateAndApply(source: string, commands?: CommandSurface, handed?: Analysis): void {
+    const inputDeclared = this.inputSupplied();
+    const analysis = commands === undefined && this.sameAnalysis(handed, source, inputDeclared) ? handed! : analyzePlan(source, { inputDeclared, commands });
     const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) throw new PlanValidationError(errors, source);
     this.apply(analysis.plan.declarations);
     this.source = source;
+  }
+
+  /**
+   * Whether a host's analysis is the one `validateAndApply` would make: of this same source, with
+   * the same `inputDeclared` and without a command surface (whose diagnostics differ).
+   */
+  private sameAnalysis(handed: Analysis | undefined, source: string, inputDeclared: boolean): boolean {
+    return typeof handed === 'object' && handed !== null && handed.source === source && handed.inputDeclared === inputDeclared && handed.commandsChecked === false;
   }
 
   /** Steps 3 to 8 of 6.2. */
@@ -908,19 +929,15 @@ export class Interpreter {
     }
     const flight = ++this.flights;
     e.flight = flight;
-    const payload = this.commandPayload(e, x);
-    if (payload === null) {
-      this.endFlight(e, x, flight);
-      return;
-    }
     const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
     let returned: unknown;
     try {
-      returned = e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api);
+      returned = this.callCommand(e, x, flight, responder);
     } catch (error) {
       this.commandThrew(e, x, flight, error);
       return;
     }
+    if (returned === NOT_STARTED) return;
     if (isPlainPromise(returned)) {
       void promiseThen.call(
         returned,
@@ -963,22 +980,34 @@ export class Interpreter {
       this.endFlight(e, x, flight);
       return;
     }
-    const payload = this.commandPayload(e, x);
-    if (payload === null) {
-      this.endFlight(e, x, flight);
-      return;
-    }
     const responder = new CommandResponder(e.name, e.command, this.autoCancel, this.heuristic);
     let value: unknown;
     try {
+      const returned = this.callCommand(e, x, flight, responder);
+      if (returned === NOT_STARTED) return;
       // Always awaited, the built-in too: a settlement is processed after the current
       // scheduling round, never inside it.
-      value = await (e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api));
+      value = await returned;
     } catch (error) {
       this.commandThrew(e, x, flight, error);
       return;
     }
     this.commandReturned(e, x, flight, responder, value);
+  }
+
+  /**
+   * The part of 6.4 both ways of starting share: the payload, then the command's call (the
+   * built-in `assign` or the registry's). What the command returned, or `NOT_STARTED` when the
+   * monitor halted the run (the flight is then over). A command's synchronous throw goes to the
+   * caller.
+   */
+  private callCommand(e: Entry, x: Execution, flight: number, responder: CommandResponder): unknown {
+    const payload = this.commandPayload(e, x);
+    if (payload === null) {
+      this.endFlight(e, x, flight);
+      return NOT_STARTED;
+    }
+    return e.command === ASSIGN && x.builtinAssign ? builtinAssignCommand(payload, responder.api) : this.registry.executeCommand(payload, responder.api);
   }
 
   /**

@@ -52,15 +52,15 @@ export async function replayCommand(recordPath: string, options: ReplayOptions, 
   }
   const header = record.header;
   const input = options.input !== undefined ? options.input : header.input.supplied ? header.input.value : undefined;
-  const declaredNames = checkPlan(text, display, input !== undefined, options, io);
-  if (declaredNames === null) return 2;
+  const checked = checkPlan(text, display, input !== undefined, options, io);
+  if (checked === null) return 2;
   if (record.truncated || !record.end) {
     io.stderr(`lightsop: note: ${terminalText(shown)} is the record of a run that did not finish; commands that had not finished cannot be answered\n`);
   }
   const replay = replayFromRecord(record);
   const english = isEnglishSource(text);
   return executeRun({
-    display, text, english, declaredNames, registry: replay.registry, llmAgent: english ? replay.llmAgent : null, input,
+    display, text, english, declaredNames: checked.names, analysis: checked.analysis, registry: replay.registry, llmAgent: english ? replay.llmAgent : null, input,
     recordFile: null,
     afterReport: (code) => {
       for (const miss of replay.misses) {

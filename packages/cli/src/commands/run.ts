@@ -9,7 +9,7 @@ import { closeSync, openSync, readSync, realpathSync, statSync } from 'node:fs';
 import path from 'node:path';
 import pc from 'picocolors';
 import { configure as configureStringify } from 'safe-stable-stringify';
-import { analyzePlan, isEnglishSource } from '@lightsop/core';
+import { analyzePlan, isEnglishSource, type Analysis } from '@lightsop/core';
 import {
   ConfigurationError, Interpreter, OpenAiCompatibleAgent, PlanGenerationError, PlanValidationError, RUN_RECORD_SCHEMA, RunRecorder, TokenBudget,
   TokenBudgetExceededError, UnlimitedExecutionMonitor, dataText, openRecordFile, textOf, withTokenBudget, type CommandRegistry, type LlmAgent,
@@ -122,21 +122,29 @@ export async function runCommand(plan: string, options: RunOptions, io: Io, sign
   const remote: RemoteRun | null = options.redis ? await openRemoteRun({ ...options, redis: options.redis }, io) : null;
   if (remote) registry = remote.registry;
   return executeRun({
-    display: file.display, text, english, declaredNames: checked, registry, llmAgent, model: llmAgent?.model, input: options.input, remote,
+    display: file.display, text, english, declaredNames: checked.names, analysis: checked.analysis, registry, llmAgent, model: llmAgent?.model, input: options.input, remote,
     recordFile, budget, trace, progress,
   }, options, io, signals);
 }
 
+/** A plan that `checkPlan` found valid: its declared names and the analysis, for the interpreter. */
+export interface CheckedPlan {
+  readonly names: string[];
+  /** Null for an `#!english` source (analysed once generated). */
+  readonly analysis: Analysis | null;
+}
+
 /**
- * Checks a plan before anything runs: the declared names, or null when it has errors (they are
- * printed, as JSON with --json, and the caller exits 2). An `#!english` source is checked once
- * generated.
+ * Checks a plan before anything runs: the declared names and the analysis (handed to the
+ * interpreter, which then does not analyse the same text again), or null when it has errors (they
+ * are printed, as JSON with --json, and the caller exits 2). An `#!english` source is checked
+ * once generated.
  */
-export function checkPlan(text: string, display: string, inputSupplied: boolean, options: { json?: boolean }, io: Io): string[] | null {
-  if (isEnglishSource(text)) return [];
+export function checkPlan(text: string, display: string, inputSupplied: boolean, options: { json?: boolean }, io: Io): CheckedPlan | null {
+  if (isEnglishSource(text)) return { names: [], analysis: null };
   const analysis = analyzePlan(text, { inputDeclared: inputSupplied });
   const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
-  if (errors.length === 0) return [...analysis.symbols.declarations.keys()];
+  if (errors.length === 0) return { names: [...analysis.symbols.declarations.keys()], analysis };
   if (options.json) {
     io.stdout(jsonLine({ diagnostics: errors.map((d) => ({ code: d.code, severity: d.severity, message: d.message, line: d.range.line, column: d.range.column })) }) + '\n');
   } else {
@@ -180,6 +188,8 @@ export interface PreparedRun {
   readonly text: string;
   readonly english: boolean;
   readonly declaredNames: readonly string[];
+  /** `checkPlan`'s analysis of `text`, handed to the interpreter (`UpdateOptions.analysis`). */
+  readonly analysis?: Analysis | null;
   readonly registry: CommandRegistry;
   readonly llmAgent: LlmAgent | null;
   readonly model?: string;
@@ -394,7 +404,7 @@ export async function executeRun(prepared: PreparedRun, options: RunOptions, io:
   let aborted = false;
   let failedWith: unknown = null;
   try {
-    const result = await interpreter.updateCode(text);
+    const result = await interpreter.updateCode(text, prepared.analysis ? { analysis: prepared.analysis } : {});
     commands = result.commands;
     aborted = result.aborted;
   } catch (error) {

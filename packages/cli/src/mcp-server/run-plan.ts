@@ -4,7 +4,7 @@
  * client cancels the request), commands get a grace period to honour the signal and are then given
  * up on, so a run always ends with its results. The result has the shape of `run --json`.
  */
-import { analyzePlan, isEnglishSource } from '@lightsop/core';
+import { analyzePlan, isEnglishSource, type Analysis } from '@lightsop/core';
 import {
   ConfigurationError, dataText, Interpreter, PlanGenerationError, PlanValidationError, UnlimitedExecutionMonitor, type CommandRegistry,
   type LlmAgent, type RunEvent,
@@ -83,15 +83,21 @@ export function capText(text: string, max = MAX_VALUE_CHARS): string {
 
 /** The plan's errors as `file:line:column: message [code]` lines, or null when it has none. */
 export function planErrors(text: string, display: string, inputDeclared: boolean): string[] | null {
-  const errors = analyzePlan(text, { inputDeclared }).diagnostics.filter((d) => d.severity === 'error');
+  return errorLines(analyzePlan(text, { inputDeclared }), display);
+}
+
+function errorLines(analysis: Analysis, display: string): string[] | null {
+  const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
   if (errors.length === 0) return null;
   return errors.slice(0, 50).map((d) => `${display}:${d.range.line}:${d.range.column}: ${d.message} [${d.code}]`);
 }
 
 export async function runPlan(text: string, display: string, options: RunPlanOptions): Promise<RunPlanResult> {
   const english = isEnglishSource(text);
-  if (!english) {
-    const errors = planErrors(text, display, options.input !== undefined);
+  // Analysed once: for the errors, the progress total and the interpreter (`UpdateOptions.analysis`).
+  const analysis = english ? null : analyzePlan(text, { inputDeclared: options.input !== undefined });
+  if (analysis) {
+    const errors = errorLines(analysis, display);
     if (errors) throw new ToolInputError(`${display} is not a valid plan; nothing was run:\n${errors.join('\n')}`);
   }
   const controller = new AbortController();
@@ -125,10 +131,10 @@ export async function runPlan(text: string, display: string, options: RunPlanOpt
     signal: controller.signal,
     onEvent,
   });
-  options.progress?.start(english ? 0 : analyzePlan(text).plan.declarations.length);
+  options.progress?.start(analysis ? analysis.tree.count : 0);
   let commands: string[];
   try {
-    commands = (await interpreter.updateCode(text)).commands;
+    commands = (await interpreter.updateCode(text, analysis ? { analysis } : {})).commands;
   } catch (error) {
     if (error instanceof PlanValidationError || error instanceof ConfigurationError) throw new ToolInputError(`${display}: ${error.message}`);
     if (error instanceof PlanGenerationError) throw new ToolInputError(`${display}: no valid plan was generated: ${error.message}`);

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { Ajv2020, type ErrorObject } from 'ajv/dist/2020';
 import { findNodeAtLocation, parseTree, type Node as JsonNode, type ParseError, printParseErrorCode } from 'jsonc-parser';
-import { analyzePlan, isEnglishSource } from '@lightsop/core';
+import { analyzePlan, isEnglishSource, type Analysis } from '@lightsop/core';
 import {
   Interpreter, RunRecordError, UnlimitedExecutionMonitor, dataText, errorText, parseRunRecord, replayFromRecord, textOf,
   type CommandRegistry, type LlmAgent, type RunRecord,
@@ -212,6 +212,8 @@ export interface PreparedTest {
   readonly planText: string;
   /** `undefined`: the plan runs without an input. */
   readonly input: string | undefined;
+  /** The plan's analysis (null for `#!english`), for `updateCode` (`UpdateOptions.analysis`). */
+  readonly analysis: Analysis | null;
   readonly registry: CommandRegistry;
   readonly llmAgent: LlmAgent | null;
   /**
@@ -285,8 +287,8 @@ export async function prepareTest(file: TestFile, index: number, planText: strin
 
   const english = isEnglishSource(planText);
   const input = test.input;
-  if (!english) {
-    const analysis = analyzePlan(planText, { inputDeclared: input !== undefined });
+  const analysis = english ? null : analyzePlan(planText, { inputDeclared: input !== undefined });
+  if (analysis) {
     const errors = analysis.diagnostics.filter((d) => d.severity === 'error');
     if (errors.length > 0) {
       for (const d of errors) problems.push({ file: file.planShown, line: d.range.line, column: d.range.column, message: `${d.message} [${d.code}]` });
@@ -410,7 +412,7 @@ export async function prepareTest(file: TestFile, index: number, planText: strin
     problem([], message);
     return done('error');
   };
-  return { planText, input, registry, llmAgent, check, error };
+  return { planText, input, analysis, registry, llmAgent, check, error };
 }
 
 export interface RunTestOptions {
@@ -443,7 +445,7 @@ export async function runTest(file: TestFile, index: number, planText: string, h
   options.signal?.addEventListener('abort', onAbort, { once: true });
   if (options.signal?.aborted) onAbort();
   try {
-    await interpreter.updateCode(prepared.planText);
+    await interpreter.updateCode(prepared.planText, prepared.analysis ? { analysis: prepared.analysis } : {});
   } catch (error) {
     return prepared.error(`the plan did not run: ${errorText(error)}`);
   } finally {

@@ -36,6 +36,10 @@ export interface Analysis {
   readonly symbols: Symbols;
   /** The compact syntax tree; `plan`'s nodes are materialised from it on access. */
   readonly tree: SyntaxTree;
+  /** The `inputDeclared` it was made with (default true): which `$input` references are errors. */
+  readonly inputDeclared: boolean;
+  /** Whether a command surface was checked (`unknown-command` diagnostics may be among them). */
+  readonly commandsChecked: boolean;
 }
 
 /** Parses and validates a plan. Never throws on user text. */
@@ -43,15 +47,16 @@ export function analyzePlan(source: string, options: AnalyzeOptions = {}): Analy
   const { plan, diagnostics, lineIndex, tree } = parsePlan(source);
   const symbols = buildSymbols(plan, tree);
   let all: Diagnostic[] = diagnostics;
+  const inputDeclared = options.inputDeclared ?? true;
+  const commands = options.commands ?? (options.skills ? CommandSurface.fromDescription(options.skills) : null);
   if (!plan.english) {
-    const commands = options.commands ?? (options.skills ? CommandSurface.fromDescription(options.skills) : null);
     // concat, not push(...): a large plan can have more diagnostics than a call has arguments.
     all = all.concat(
-      checkUndefined(tree, options.inputDeclared ?? true),
+      checkUndefined(tree, inputDeclared),
       checkCycles(tree),
       commands ? checkCommands(tree, commands) : [],
       checkUnused(tree),
     );
   }
-  return { source, plan, diagnostics: all, lineIndex, symbols, tree };
+  return { source, plan, diagnostics: all, lineIndex, symbols, tree, inputDeclared, commandsChecked: commands !== null };
 }

@@ -181,12 +181,11 @@ export class McpConnection {
     }
     const cancel = new CallCancel();
     calls.add(cancel);
+    // The options object written out, not spread: this is every call's path.
+    const callOptions: { timeout: number; signal: AbortSignal; onprogress?: typeof onprogress } = { timeout: CALL_TIMEOUT_MS, signal: cancel.asSignal() };
+    if (onprogress) callOptions.onprogress = onprogress;
     try {
-      const result = await this.client.callTool(request, undefined, {
-        timeout: CALL_TIMEOUT_MS,
-        signal: cancel.asSignal(),
-        ...(onprogress ? { onprogress } : {}),
-      });
+      const result = await this.client.callTool(request, undefined, callOptions);
       return result as McpToolResult;
     } finally {
       calls.delete(cancel);

@@ -236,8 +236,14 @@ export interface McpToolResult {
 
 /** The text of a result's content: text items as they are, others as a short note, one per line. */
 export function resultText(result: McpToolResult): string {
+  const content = Array.isArray(result.content) ? result.content : [];
+  // The common answer, one text item: its text, without a list to join.
+  if (content.length === 1) {
+    const only: unknown = content[0];
+    if (isObject(only) && only.type === 'text' && typeof only.text === 'string') return only.text;
+  }
   const lines: string[] = [];
-  for (const item of Array.isArray(result.content) ? result.content : []) {
+  for (const item of content) {
     if (!isObject(item)) continue;
     if (item.type === 'text' && typeof item.text === 'string') lines.push(item.text);
     else if (item.type === 'resource' && isObject(item.resource)) {
