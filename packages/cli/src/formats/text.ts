@@ -52,15 +52,15 @@ export function formatText(reports: readonly FileReport[], options: TextOptions)
     files++;
     for (const d of sortByPosition(r.diagnostics)) {
       if (out.length >= CHUNK_LINES) flush();
-      const where = `${r.file}:${d.range.line}:${d.range.column}`;
       if (options.frames) {
+        const where = `${r.file}:${d.range.line}:${d.range.column}`;
         out.push(`${severityLabel(d, c)}${c.bold(`[${d.code}]`)}${c.bold(': ' + d.message)}`);
         out.push(`  ${c.blue('-->')} ${where}`);
         for (const line of frame(r.source, d, c)) out.push(' ' + line);
         for (const rel of d.related ?? []) out.push(`  ${c.blue('=')} ${rel.message} (${r.file}:${rel.range.line}:${rel.range.column})`);
         out.push('');
       } else {
-        out.push(`${where}: ${d.severity}: ${d.message} [${d.code}]`);
+        out.push(`${r.file}:${d.range.line}:${d.range.column}: ${d.severity}: ${d.message} [${d.code}]`);
       }
     }
   }
