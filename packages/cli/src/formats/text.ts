@@ -5,7 +5,7 @@
  */
 import pc from 'picocolors';
 import { sortByPosition, type Diagnostic } from '@lightsop/core';
-import { countSeverities, type FileReport } from './types';
+import { countSeverities, type FileReport, type Totals } from './types';
 
 type Colors = ReturnType<typeof pc.createColors>;
 
@@ -39,6 +39,7 @@ function frame(source: string, d: Diagnostic, c: Colors): string[] {
 
 export function formatText(reports: readonly FileReport[], options: TextOptions): string {
   const c = pc.createColors(options.color);
+  if (!options.frames) return plainText(reports, c);
   const out: string[] = [];
   // Lines are joined into flat chunks as they come, so the many small strings of a long report
   // die young instead of being copied by every garbage collection until the end.
@@ -64,10 +65,44 @@ export function formatText(reports: readonly FileReport[], options: TextOptions)
       }
     }
   }
-  const t = countSeverities(reports);
-  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
-  const summary = `${plural(files, 'file')} checked: ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}, ${plural(t.infos, 'info')}`;
-  out.push(t.errors ? c.red(summary) : t.warnings ? c.yellow(summary) : c.green(summary));
+  out.push(summaryLine(files, countSeverities(reports), c));
   flush();
   return chunks.join('\n') + '\n';
+}
+
+function summaryLine(files: number, t: Totals, c: Colors): string {
+  const plural = (n: number, w: string) => `${n} ${w}${n === 1 ? '' : 's'}`;
+  const summary = `${plural(files, 'file')} checked: ${plural(t.errors, 'error')}, ${plural(t.warnings, 'warning')}, ${plural(t.infos, 'info')}`;
+  return t.errors ? c.red(summary) : t.warnings ? c.yellow(summary) : c.green(summary);
+}
+
+/**
+ * One line per diagnostic, `file:line:col: severity: message [code]`. The pieces of a chunk of
+ * lines go into one array joined once, so no intermediate string is built per line.
+ */
+function plainText(reports: readonly FileReport[], c: Colors): string {
+  const parts: (string | number)[] = [];
+  const chunks: string[] = [];
+  let errors = 0;
+  let warnings = 0;
+  let infos = 0;
+  for (const r of reports) {
+    const file = r.file;
+    let lines = 0;
+    for (const d of sortByPosition(r.diagnostics)) {
+      const severity = d.severity;
+      if (severity === 'error') errors++;
+      else if (severity === 'warning') warnings++;
+      else infos++;
+      parts.push(file, ':', d.range.line, ':', d.range.column, ': ', severity, ': ', d.message, ' [', d.code, ']\n');
+      if (++lines === CHUNK_LINES) {
+        chunks.push(parts.join(''));
+        parts.length = 0;
+        lines = 0;
+      }
+    }
+  }
+  parts.push(summaryLine(reports.length, { errors, warnings, infos }, c), '\n');
+  chunks.push(parts.join(''));
+  return chunks.join('');
 }
