@@ -37,9 +37,10 @@ function frame(source: string, d: Diagnostic, c: Colors): string[] {
   return [`${pad} ${c.blue('|')}`, `${c.blue(String(n))} ${c.blue('|')} ${text}`, `${pad} ${c.blue('|')} ${paint(marker)}`];
 }
 
-export function formatText(reports: readonly FileReport[], options: TextOptions): string {
+/** `totals`, when the caller has counted them already (`countSeverities`), are not counted again. */
+export function formatText(reports: readonly FileReport[], options: TextOptions, totals?: Totals): string {
   const c = pc.createColors(options.color);
-  if (!options.frames) return plainText(reports, c);
+  if (!options.frames) return plainText(reports, c, totals);
   const out: string[] = [];
   // Lines are joined into flat chunks as they come, so the many small strings of a long report
   // die young instead of being copied by every garbage collection until the end.
@@ -65,7 +66,7 @@ export function formatText(reports: readonly FileReport[], options: TextOptions)
       }
     }
   }
-  out.push(summaryLine(files, countSeverities(reports), c));
+  out.push(summaryLine(files, totals ?? countSeverities(reports), c));
   flush();
   return chunks.join('\n') + '\n';
 }
@@ -80,21 +81,14 @@ function summaryLine(files: number, t: Totals, c: Colors): string {
  * One line per diagnostic, `file:line:col: severity: message [code]`. The pieces of a chunk of
  * lines go into one array joined once, so no intermediate string is built per line.
  */
-function plainText(reports: readonly FileReport[], c: Colors): string {
+function plainText(reports: readonly FileReport[], c: Colors, totals: Totals | undefined): string {
   const parts: (string | number)[] = [];
   const chunks: string[] = [];
-  let errors = 0;
-  let warnings = 0;
-  let infos = 0;
   for (const r of reports) {
     const file = r.file;
     let lines = 0;
     for (const d of sortByPosition(r.diagnostics)) {
-      const severity = d.severity;
-      if (severity === 'error') errors++;
-      else if (severity === 'warning') warnings++;
-      else infos++;
-      parts.push(file, ':', d.range.line, ':', d.range.column, ': ', severity, ': ', d.message, ' [', d.code, ']\n');
+      parts.push(file, ':', d.range.line, ':', d.range.column, ': ', d.severity, ': ', d.message, ' [', d.code, ']\n');
       if (++lines === CHUNK_LINES) {
         chunks.push(parts.join(''));
         parts.length = 0;
@@ -102,7 +96,7 @@ function plainText(reports: readonly FileReport[], c: Colors): string {
       }
     }
   }
-  parts.push(summaryLine(reports.length, { errors, warnings, infos }, c), '\n');
+  parts.push(summaryLine(reports.length, totals ?? countSeverities(reports), c), '\n');
   chunks.push(parts.join(''));
   return chunks.join('');
 }

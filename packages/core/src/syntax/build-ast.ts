@@ -154,20 +154,22 @@ class PlanBuilder {
     const { count, cls } = lines;
 
     // Comment runs directly followed by a declaration line attach to it (2.4).
+    // Each header argument takes a character and the whitespace before it: at most half the
+    // header's length, which bounds the argument arrays (capped; they grow past the cap).
     const attached = new Uint8Array(count);
     let decls = 0;
+    let argBound = 16;
     for (let n = 0; n < count; n++) {
-      if (cls[n] === LineClass.Declaration) decls++;
+      if (cls[n] === LineClass.Declaration) {
+        decls++;
+        argBound += (lines.end[n]! - lines.eff[n]!) >> 1;
+      }
       if (cls[n] !== LineClass.Comment) continue;
       let m = n;
       while (m < count && cls[m] === LineClass.Comment) m++;
       if (m < count && cls[m] === LineClass.Declaration) attached.fill(1, n, m);
       n = m - 1;
     }
-    // Each header argument takes a character and the whitespace before it: at most half the
-    // header's length, which bounds the argument arrays (capped; they grow past the cap).
-    let argBound = 16;
-    for (let n = 0; n < count; n++) if (cls[n] === LineClass.Declaration) argBound += (lines.end[n]! - lines.eff[n]!) >> 1;
     this.allocate(decls, Math.min(argBound, decls * 4 + 16));
 
     // Declaration lines, and where each block's attached comments start.

@@ -16,6 +16,10 @@ const MAX_SUGGESTED_NAMES = 200;
 export function checkUndefined(tree: SyntaxTree, inputDeclared: boolean): Diagnostic[] {
   const out: Diagnostic[] = [];
   const { argFrom, argKind, argTarget } = tree.a;
+  // Usually every reference resolves: one flat pass says so.
+  let unresolved = false;
+  for (let g = 0; g < argKind.length && !unresolved; g++) if (argTarget[g] === -1 && argKind[g] === TokenKind.Reference) unresolved = true;
+  if (!unresolved) return out;
   const suggestions = new Map<string, string[]>();
   for (let i = 0; i < tree.count; i++) {
     for (let g = argFrom[i]!; g < argFrom[i + 1]!; g++) {
