@@ -70,6 +70,7 @@ export async function lintCommand(paths: readonly string[], options: LintOptions
     if (options.quiet) diagnostics = diagnostics.filter((d) => d.severity === 'error');
     reports.push({ file: file.display, source: text, diagnostics });
   }
+  const totals = countSeverities(reports);
   switch (options.format) {
     case 'json':
       io.stdout(formatJson(reports));
@@ -81,9 +82,8 @@ export async function lintCommand(paths: readonly string[], options: LintOptions
       io.stdout(formatGithub(reports));
       break;
     default:
-      io.stdout(formatText(reports, { frames: io.isTTY, color: io.color }));
+      io.stdout(formatText(reports, { frames: io.isTTY, color: io.color }, totals));
   }
-  const totals = countSeverities(reports);
   if (unreadable > 0) return USAGE;
   if (totals.errors > 0) return 1;
   if (options.maxWarnings !== undefined && totals.warnings > options.maxWarnings) {

@@ -37,5 +37,13 @@ export function hasErrors(diagnostics: readonly Diagnostic[]): boolean {
 
 /** Sorts diagnostics by position (for human formats); machine formats keep check order. */
 export function sortByPosition(diagnostics: readonly Diagnostic[]): Diagnostic[] {
+  // Often they already are (a plan whose diagnostics all come from one check): then no sort.
+  let sorted = true;
+  for (let k = 1; k < diagnostics.length && sorted; k++) {
+    const a = diagnostics[k - 1]!.range;
+    const b = diagnostics[k]!.range;
+    if (a.start > b.start || (a.start === b.start && a.end > b.end)) sorted = false;
+  }
+  if (sorted) return diagnostics.slice();
   return [...diagnostics].sort((a, b) => a.range.start - b.range.start || a.range.end - b.range.end);
 }

@@ -32,6 +32,12 @@ const HEREDOC_BEGIN = /^--begin-(.+)--$/;
 const FNV_OFFSET = 0x811c9dc5;
 const FNV_PRIME = 0x01000193;
 const ENGLISH_HEADER = '#!english';
+/** `argTarget` of a reference whose name is not declared above it (looked up at the end). */
+const UNRESOLVED = -2;
+
+function resolvedOrPending(symbol: number): number {
+  return symbol === -1 ? UNRESOLVED : symbol;
+}
 
 /** Parses a plan. Never throws on user text; returns a possibly partial AST. */
 export function parsePlan(text: string): ParseResult {
@@ -112,6 +118,8 @@ class PlanBuilder {
   private argKind = new Uint8Array(0);
   private argStart = new Int32Array(0);
   private argEnd = new Int32Array(0);
+  /** For references: the symbol, or UNRESOLVED until the end of the plan; -1 for other tokens. */
+  private argTarget = new Int32Array(0);
   private args = 0;
   private bodyFirst = new Int32Array(0);
   private bodyLast = new Int32Array(0);
@@ -146,17 +154,23 @@ class PlanBuilder {
     const { count, cls } = lines;
 
     // Comment runs directly followed by a declaration line attach to it (2.4).
+    // Each header argument takes a character and the whitespace before it: at most half the
+    // header's length, which bounds the argument arrays (capped; they grow past the cap).
     const attached = new Uint8Array(count);
     let decls = 0;
+    let argBound = 16;
     for (let n = 0; n < count; n++) {
-      if (cls[n] === LineClass.Declaration) decls++;
+      if (cls[n] === LineClass.Declaration) {
+        decls++;
+        argBound += (lines.end[n]! - lines.eff[n]!) >> 1;
+      }
       if (cls[n] !== LineClass.Comment) continue;
       let m = n;
       while (m < count && cls[m] === LineClass.Comment) m++;
       if (m < count && cls[m] === LineClass.Declaration) attached.fill(1, n, m);
       n = m - 1;
     }
-    this.allocate(decls);
+    this.allocate(decls, Math.min(argBound, decls * 4 + 16));
 
     // Declaration lines, and where each block's attached comments start.
     for (let n = 0, i = 0; n < count; n++) {
@@ -188,15 +202,16 @@ class PlanBuilder {
     for (let i = 0; i < decls; i++) this.declaration(i);
     this.argFrom[decls] = this.args;
 
-    // References resolve to the first declaration of their name, wherever it is.
-    const argTarget = new Int32Array(this.args);
+    // References resolve to the first declaration of their name, wherever it is: a name declared
+    // above was resolved as its header was read, the others are looked up now.
+    const argTarget = this.argTarget.slice(0, this.args);
     for (let g = 0; g < this.args; g++) {
-      argTarget[g] = this.argKind[g] === TokenKind.Reference ? this.names.find(this.argStart[g]! + 1, this.argEnd[g]!) : -1;
+      if (argTarget[g] === UNRESOLVED) argTarget[g] = this.names.find(this.argStart[g]! + 1, this.argEnd[g]!);
     }
     return { tree: new SyntaxTree(text, lines, this.lineIndex, this.arrays(decls, argTarget)), freeComments };
   }
 
-  private allocate(decls: number): void {
+  private allocate(decls: number, argCapacity: number): void {
     this.count = decls;
     this.header = new Int32Array(decls);
     this.commentStart = new Int32Array(decls);
@@ -208,10 +223,10 @@ class PlanBuilder {
     this.commandKind = new Uint8Array(decls);
     this.commandId = new Int32Array(decls);
     this.argFrom = new Int32Array(decls + 1);
-    const argCapacity = decls * 2 + 16;
     this.argKind = new Uint8Array(argCapacity);
     this.argStart = new Int32Array(argCapacity);
     this.argEnd = new Int32Array(argCapacity);
+    this.argTarget = new Int32Array(argCapacity);
     this.bodyFirst = new Int32Array(decls);
     this.bodyLast = new Int32Array(decls);
     this.bodyEnd = new Int32Array(decls);
@@ -252,18 +267,25 @@ class PlanBuilder {
     };
   }
 
-  private pushArg(kind: number, start: number, end: number): void {
-    const g = this.args++;
-    if (g === this.argStart.length) {
+  /** Makes room for `more` arguments. */
+  private reserveArgs(more: number): void {
+    while (this.args + more > this.argStart.length) {
       this.argStart = grow(this.argStart);
       this.argEnd = grow(this.argEnd);
+      this.argTarget = grow(this.argTarget);
       const kinds = new Uint8Array(this.argKind.length * 2);
       kinds.set(this.argKind);
       this.argKind = kinds;
     }
+  }
+
+  private pushArg(kind: number, start: number, end: number): void {
+    this.reserveArgs(1);
+    const g = this.args++;
     this.argKind[g] = kind;
     this.argStart[g] = start;
     this.argEnd[g] = end;
+    this.argTarget[g] = kind === TokenKind.Reference ? UNRESOLVED : -1;
   }
 
   /** The id of a command name, one per distinct text. */
@@ -277,12 +299,12 @@ class PlanBuilder {
     return id;
   }
 
-  /** The id of the bare command token text[start, end), looked up without copying it. */
-  private commandIdOfSpan(start: number, end: number): number {
-    const known = this.commandSpans.find(start, end);
+  /** The id of the bare command token text[start, end) (of hash `hash`), looked up without copying it. */
+  private commandIdOfSpan(start: number, end: number, hash: number): number {
+    const known = this.commandSpans.findHashed(this.text, start, end, hash);
     if (known !== -1) return this.spanCommand[known]!;
     const id = this.commandIdOf(this.text.slice(start, end));
-    this.spanCommand[this.commandSpans.add(start, end)] = id;
+    this.spanCommand[this.commandSpans.addHashed(start, end, hash)] = id;
     return id;
   }
 
@@ -315,9 +337,13 @@ class PlanBuilder {
     this.nameEnd[i] = nameEnd;
     const argBase = this.args;
     this.argFrom[i] = argBase;
+    if (argBase + ((codeEnd - nameEnd) >> 1) > this.argStart.length) this.reserveArgs((codeEnd - nameEnd) >> 1);
+    const { argKind, argStart, argEnd, argTarget, names } = this;
+    let g = argBase;
     let tokenStart = -1;
     let tokenEnd = -1;
     let tokenKind: number = TokenKind.Word;
+    let commandHash = 0;
     let broken = false;
     for (let p = nameEnd; ;) {
       let c = 0;
@@ -349,20 +375,44 @@ class PlanBuilder {
         }
         kind = c === 34 ? TokenKind.Double : TokenKind.Single;
       } else {
+        // A bare word is hashed as it is read: a reference's name (after the `$`), the whole
+        // command token, and any other word (the hash is then unused).
+        const reference = c === 36 /* $ */ && tokenStart !== -1;
+        let h = reference ? FNV_OFFSET : Math.imul(FNV_OFFSET ^ c, FNV_PRIME);
         for (; end < codeEnd; end++) {
           const d = text.charCodeAt(end);
           if (d === 32 || (d <= 13 ? d >= 9 : d > 159 && isWhitespace(d))) break;
+          h = Math.imul(h ^ d, FNV_PRIME);
         }
-        kind = c === 36 /* $ */ ? TokenKind.Reference : TokenKind.Word;
+        if (tokenStart === -1) {
+          // The command position never yields a reference.
+          tokenStart = p;
+          tokenEnd = end;
+          tokenKind = TokenKind.Word;
+          commandHash = h;
+        } else {
+          argKind[g] = reference ? TokenKind.Reference : TokenKind.Word;
+          argStart[g] = p;
+          argEnd[g] = end;
+          // A name declared above is its first declaration already; the rest wait for the end.
+          argTarget[g++] = reference ? resolvedOrPending(names.findHashed(text, p + 1, end, h >>> 0)) : -1;
+        }
+        p = end;
+        continue;
       }
       if (tokenStart === -1) {
         tokenStart = p;
         tokenEnd = end;
-        // The command position never yields a reference.
-        tokenKind = kind === TokenKind.Reference ? TokenKind.Word : kind;
-      } else this.pushArg(kind, p, end);
+        tokenKind = kind;
+      } else {
+        argKind[g] = kind;
+        argStart[g] = p;
+        argEnd[g] = end;
+        argTarget[g++] = -1;
+      }
       p = end;
     }
+    this.args = g;
     let commandValue: string | null = null;
     let lexicalError: Diagnostic | null = null;
     if (broken) {
@@ -397,7 +447,7 @@ class PlanBuilder {
     // The command: a quoted command may decode to nothing, which is no command.
     let commandId = -1;
     if (tokenStart !== -1) {
-      if (tokenKind === TokenKind.Word) commandId = this.commandIdOfSpan(tokenStart, tokenEnd);
+      if (tokenKind === TokenKind.Word) commandId = this.commandIdOfSpan(tokenStart, tokenEnd, commandHash >>> 0);
       else {
         const value = commandValue ?? decodeQuoted(text, tokenStart, tokenEnd);
         if (value !== '') commandId = this.commandIdOf(value);

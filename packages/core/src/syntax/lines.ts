@@ -40,9 +40,17 @@ export function scanLines(text: string): Lines {
     if (brk === -1) brk = text.length;
     let lineEnd = brk;
     if (brk < text.length && lineEnd > lineStart && text.charCodeAt(lineEnd - 1) === 13) lineEnd--;
-    start[n] = lineStart;
+    const from = lineStart;
+    start[n] = from;
     end[n] = lineEnd;
-    let i = lineStart;
+    lineStart = brk + 1;
+    // Most lines of a long plan are headers starting in column 1.
+    if (from < lineEnd && text.charCodeAt(from) === 64 /* @ */) {
+      zwEnd[n] = eff[n] = from;
+      cls[n] = LineClass.Declaration;
+      continue;
+    }
+    let i = from;
     while (i < lineEnd && isZeroWidth(text.charCodeAt(i))) i++;
     zwEnd[n] = i;
     i = skipWhitespace(text, i, lineEnd);
@@ -52,7 +60,6 @@ export function scanLines(text: string): Lines {
       const c = text.charCodeAt(i);
       cls[n] = c === 64 /* @ */ ? LineClass.Declaration : c === 35 /* # */ ? LineClass.Comment : LineClass.Text;
     }
-    lineStart = brk + 1;
   }
   return { count, start, end, zwEnd, eff, cls };
 }

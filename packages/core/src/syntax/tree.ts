@@ -112,14 +112,17 @@ export class SpanTable {
   /** `findIn` with the key's hash (`hashSpan`) already known. */
   findHashed(source: string, start: number, end: number, hash: number): number {
     const length = end - start;
-    let slot = hash & this.mask;
-    for (;;) {
+    const mask = this.mask;
+    for (let slot = hash & mask; ;) {
       const v = this.slots[slot]!;
+      // The next slot is computed on every probe, so that the first collision, which may come
+      // late in a long plan, does not meet code that has never run (V8 would deoptimise there).
+      const next = (slot + 1) & mask;
       if (v === 0) return -1;
       const id = v - 1;
       const s = this.keyStart[id]!;
       if (this.keyEnd[id]! - s === length && sameSpan(this.text, s, source, start, length)) return id;
-      slot = (slot + 1) & this.mask;
+      slot = next;
     }
   }
 
@@ -145,8 +148,13 @@ export class SpanTable {
   }
 
   private place(id: number, hash: number): void {
-    let slot = hash & this.mask;
-    while (this.slots[slot] !== 0) slot = (slot + 1) & this.mask;
+    const mask = this.mask;
+    let slot = hash & mask;
+    for (;;) {
+      const next = (slot + 1) & mask;
+      if (this.slots[slot] === 0) break;
+      slot = next;
+    }
     this.slots[slot] = id + 1;
   }
 

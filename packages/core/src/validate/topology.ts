@@ -16,6 +16,10 @@ const MAX_SUGGESTED_NAMES = 200;
 export function checkUndefined(tree: SyntaxTree, inputDeclared: boolean): Diagnostic[] {
   const out: Diagnostic[] = [];
   const { argFrom, argKind, argTarget } = tree.a;
+  // Usually every reference resolves: one flat pass says so.
+  let unresolved = false;
+  for (let g = 0; g < argKind.length && !unresolved; g++) if (argTarget[g] === -1 && argKind[g] === TokenKind.Reference) unresolved = true;
+  if (!unresolved) return out;
   const suggestions = new Map<string, string[]>();
   for (let i = 0; i < tree.count; i++) {
     for (let g = argFrom[i]!; g < argFrom[i + 1]!; g++) {
@@ -54,6 +58,9 @@ export function checkCycles(tree: SyntaxTree): Diagnostic[] {
   // Nodes are symbols (first declarations); each one's edges are its resolved references, each target once.
   const n = tree.symbolCount;
   const { symbolDecl, argFrom, argKind, argTarget } = tree.a;
+  // The common case: every reference names an earlier symbol, so symbol order is a topological
+  // order and there is no cycle; one pass over the references tells, without building the graph.
+  if (referencesPointBack(n, symbolDecl, argFrom, argKind, argTarget)) return [];
   // Dependencies in compressed rows: deps of i are targets[offsets[i] .. offsets[i + 1]).
   const offsets = new Int32Array(n + 1);
   let resolved = new Int32Array(Math.max(16, n));
@@ -108,6 +115,16 @@ export function checkCycles(tree: SyntaxTree): Diagnostic[] {
   return out.sort((a, b) => a.at - b.at).map((o) => o.diagnostic);
 }
 
+/** True when each symbol's resolved references all name earlier symbols (then nothing is cyclic). */
+function referencesPointBack(n: number, symbolDecl: Int32Array, argFrom: Int32Array, argKind: Uint8Array, argTarget: Int32Array): boolean {
+  for (let i = 0; i < n; i++) {
+    const d = symbolDecl[i]!;
+    const to = argFrom[d + 1]!;
+    for (let g = argFrom[d]!; g < to; g++) if (argTarget[g]! >= i && argKind[g] === TokenKind.Reference) return false;
+  }
+  return true;
+}
+
 /**
  * The strongly connected components that hold a cycle, in the graph on nodes 0 .. n-1 whose
  * edges leave node i for targets[offsets[i] .. offsets[i + 1]) (each target once, in reference
@@ -118,6 +135,10 @@ export function checkCycles(tree: SyntaxTree): Diagnostic[] {
  */
 export function cyclicComponents(n: number, offsets: Int32Array, targets: Int32Array): { components: number[][]; deps: number[][] } {
   const edgeCount = offsets[n]!;
+  // Edges that all point to lower nodes cannot close a cycle: nothing to peel.
+  let backward = true;
+  for (let i = 0; i < n && backward; i++) for (let e = offsets[i]!; e < offsets[i + 1]!; e++) if (targets[e]! >= i) backward = false;
+  if (backward) return { components: [], deps: [] };
   const dependentCount = new Int32Array(n);
   for (let e = 0; e < edgeCount; e++) dependentCount[targets[e]!]!++;
   // Reverse rows: the dependents of each node.
